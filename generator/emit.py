@@ -1,0 +1,133 @@
+"""Emit: turn a Derivation into the ModuleModel the templates render.
+
+Shared subexpressions are found once across f and every order (SymPy's cse)
+and each is computed at the outermost level that needs it: the forward pass
+computes only what f needs, so inference never pays for gradients.
+Temporaries get readable names (sigmoid_x, x_minus_m) where possible.
+Hands on: a `ModuleModel` of finished code strings.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from generator import __version__
+from generator.derive import Derivation, Index
+from generator.model import Assignment, DocForm, Level, ModuleModel
+from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
+from generator.printer import TFPrinter, math_text, number_literal
+from generator.stabilize import RULES
+
+_RULE_WHY = {rule.name: rule.why for rule in RULES}
+
+
+def _doc_label(index: Index, variables: tuple[str, ...]) -> str:
+    if len(variables) == 1:
+        return "f" + "'" * len(index) + f"({variables[0]})"
+    if not index:
+        return f"f({', '.join(variables)})"
+    k = len(index)
+    top = "d" if k == 1 else f"d{k}"
+    return f"{top}f/" + " ".join(f"d{v}" for v in index)
+
+
+def build_model(
+    derivation: Derivation,
+    *,
+    name: str,
+    expression: str,
+    command: str,
+    accuracy: tuple[str, ...] = (),
+) -> ModuleModel:
+    variables = tuple(v.name for v in derivation.variables)
+    order = derivation.order
+    levels_idx = [derivation.indices(k) for k in range(order + 1)]
+    flat: list[tuple[int, Index]] = [(k, idx) for k in range(order + 1) for idx in levels_idx[k]]
+    exprs = [derivation.partials[idx] for _, idx in flat]
+
+    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="canonical")
+
+    namer = Namer([*variables, name])
+    core = namer.claim(f"_{name}")
+    out_names = {idx: namer.claim(partial_name(idx)) for _, idx in flat}
+    upstreams = {idx: namer.claim(upstream_name(out_names[idx])) for k, idx in flat if k < order}
+    unused = {v: namer.claim(f"unused_{v}") for v in variables}
+    functions = [core] + [namer.claim(f"{ordinal(k)}_order_custom") for k in range(1, order)]
+    gradients = [namer.claim(f"{ordinal(k + 1)}_order_gradient") for k in range(order)]
+
+    # Level of each temporary: the lowest level of anything that uses it.
+    temp_syms = [sym for sym, _ in replacements]
+    level_of: dict[sp.Symbol, int] = {}
+    for (k, _), expr in zip(flat, reduced):
+        for sym in expr.free_symbols & set(temp_syms):
+            level_of[sym] = min(level_of.get(sym, order), k)
+    for sym, sub in reversed(replacements):
+        for dep in sub.free_symbols & set(temp_syms):
+            level_of[dep] = min(level_of.get(dep, order), level_of.get(sym, order))
+
+    renamed: dict[sp.Symbol, sp.Symbol] = {}
+    counter = 0
+    bodies: list[list[Assignment]] = [[] for _ in range(order + 1)]
+    printer = TFPrinter(dtype_of=variables[0])
+    for sym, sub in replacements:
+        sub_named = sub.xreplace(renamed)
+        readable = describe(sub_named)
+        if readable is None:
+            counter += 1
+            readable = f"t{counter}"
+        temp = namer.claim(readable)
+        renamed[sym] = sp.Symbol(temp, real=True)
+        bodies[level_of.get(sym, order)].append(Assignment(temp, printer.doprint(sub_named)))
+
+    first = variables[0]
+    for (k, idx), expr in zip(flat, reduced):
+        expr = expr.xreplace(renamed)
+        if expr.is_number:
+            code = f"tf.zeros_like({first})" if expr == 0 else f"{number_literal(expr)} * tf.ones_like({first})"
+        else:
+            code = printer.doprint(expr)
+        bodies[k].append(Assignment(out_names[idx], code))
+
+    levels: list[Level] = []
+    for k in range(order + 1):
+        outputs = tuple(out_names[idx] for idx in levels_idx[k])
+        ups = tuple(upstreams[idx] for idx in levels_idx[k]) if k < order else ()
+        grads: list[str] = []
+        if k < order:
+            for v in variables:
+                terms = []
+                for idx in levels_idx[k]:
+                    child = tuple(sorted((*idx, v), key=variables.index))
+                    if derivation.partials[child] != 0:
+                        terms.append(f"{upstreams[idx]} * {out_names[child]}")
+                grads.append(" + ".join(terms) if terms else f"tf.zeros_like({v})")
+        levels.append(
+            Level(
+                order=k,
+                function=functions[k] if k < order else "",
+                gradient=gradients[k] if k < order else "",
+                params=variables if k == 0 else tuple(unused[v] for v in variables),
+                body=tuple(bodies[k]),
+                outputs=outputs,
+                upstreams=ups,
+                input_gradients=tuple(grads),
+            )
+        )
+
+    docs = tuple(
+        DocForm(_doc_label(idx, variables), math_text(derivation.partials[idx])) for _, idx in flat
+    )
+    return ModuleModel(
+        name=name,
+        core=core,
+        expression=expression,
+        command=command,
+        generator_version=__version__,
+        inputs=variables,
+        order=order,
+        levels=tuple(levels),
+        docs=docs,
+        rewrites=tuple(f"{r}: {_RULE_WHY[r]}" for r in derivation.rewrites),
+        accuracy=accuracy,
+        helpers=tuple(sorted(printer.helpers)),
+    )

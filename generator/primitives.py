@@ -1,0 +1,208 @@
+"""Stable primitives: SymPy functions whose derivatives are again stable primitives.
+
+The stabilisation stage rewrites naive forms (``log(1 + exp(x))``) into these
+functions; differentiation then stays inside the vocabulary (softplus' is
+sigmoid, sigmoid' is sigmoid(x)*sigmoid(-x), ...). Each primitive knows its
+naive meaning (``rewrite(sp.exp)``) so that references can be computed from
+the math, independently of how the printer emits it.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.codegen.cfunctions import expm1, log1p
+
+__all__ = [
+    "erfc",
+    "expm1",
+    "hypot",
+    "ipow",
+    "log1mexp",
+    "log1p",
+    "logaddexp",
+    "logcosh",
+    "sigmoid",
+    "softplus",
+    "xlogy",
+    "PRIMITIVES",
+    "naive",
+]
+
+
+class sigmoid(sp.Function):  # noqa: N801 - SymPy names functions in lower case
+    """1 / (1 + exp(-x))."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, arg: sp.Expr) -> sp.Expr | None:
+        if arg.is_zero:
+            return sp.Rational(1, 2)
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x = self.args[0]
+        return sigmoid(x) * sigmoid(-x)
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return 1 / (1 + sp.exp(-x))
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+    def _eval_is_positive(self) -> bool | None:
+        return True if self.args[0].is_extended_real else None
+
+
+class softplus(sp.Function):  # noqa: N801
+    """log(1 + exp(x))."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sigmoid(self.args[0])
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.log(1 + sp.exp(x))
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+
+class logaddexp(sp.Function):  # noqa: N801
+    """log(exp(a) + exp(b))."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        a, b = self.args
+        return sigmoid(a - b) if argindex == 1 else sigmoid(b - a)
+
+    def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.log(sp.exp(a) + sp.exp(b))
+
+
+class log1mexp(sp.Function):  # noqa: N801
+    """log(1 - exp(-x)), real for x > 0."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return 1 / expm1(self.args[0])
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.log(1 - sp.exp(-x))
+
+
+class xlogy(sp.Function):  # noqa: N801
+    """a * log(b), defined as 0 where a == 0."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        a, b = self.args
+        return sp.log(b) if argindex == 1 else a / b
+
+    def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
+        return a * sp.log(b)
+
+
+class hypot(sp.Function):  # noqa: N801
+    """sqrt(a**2 + b**2) without overflow or underflow of the squares."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return self.args[argindex - 1] / self
+
+    def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.sqrt(a**2 + b**2)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return True if all(arg.is_extended_real for arg in self.args) else None
+
+    def _eval_is_nonnegative(self) -> bool | None:
+        return True if all(arg.is_extended_real for arg in self.args) else None
+
+
+class erfc(sp.erfc):  # noqa: N801
+    """erfc(x) that keeps its argument as written.
+
+    SymPy's erfc turns erfc(-u) into 2 - erfc(u), which is the cancellation we
+    rewrite away; this one evaluates only at numbers.
+    """
+
+    @classmethod
+    def eval(cls, arg: sp.Expr) -> sp.Expr | None:
+        if arg.is_number:
+            return sp.erfc(arg)
+        return None
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.erfc(x)
+
+
+class logcosh(sp.Function):  # noqa: N801
+    """log(cosh(x)) without overflow of cosh."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.tanh(self.args[0])
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.log(sp.cosh(x))
+
+
+class ipow(sp.Function):  # noqa: N801
+    """base**k kept as written.
+
+    SymPy distributes integer powers over products ((a/b)**2 becomes
+    a**2/b**2), which brings back the overflow that the grouping avoids.
+    """
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        base, k = self.args
+        if argindex != 1:
+            raise sp.ArgumentIndexError(self, argindex)
+        return k * ipow(base, k - 1) if k != 2 else 2 * base
+
+    def _eval_rewrite_as_exp(self, base: sp.Expr, k: sp.Expr, **kwargs: object) -> sp.Expr:
+        return base**k
+
+
+PRIMITIVES: tuple[type[sp.Function], ...] = (
+    sigmoid,
+    softplus,
+    logaddexp,
+    log1mexp,
+    xlogy,
+    hypot,
+    logcosh,
+    erfc,
+    expm1,
+    log1p,
+    ipow,
+)
+
+
+def naive(expr: sp.Expr) -> sp.Expr:
+    """The expression with every stable primitive replaced by its textbook definition."""
+    replacements = {
+        sigmoid: lambda x: 1 / (1 + sp.exp(-x)),
+        softplus: lambda x: sp.log(1 + sp.exp(x)),
+        logaddexp: lambda a, b: sp.log(sp.exp(a) + sp.exp(b)),
+        log1mexp: lambda x: sp.log(1 - sp.exp(-x)),
+        xlogy: lambda a, b: a * sp.log(b),
+        hypot: lambda a, b: sp.sqrt(a**2 + b**2),
+        logcosh: lambda x: sp.log(sp.cosh(x)),
+        erfc: lambda x: 1 - sp.erf(x),
+        ipow: lambda base, k: base**k,
+        expm1: lambda x: sp.exp(x) - 1,
+        log1p: lambda x: sp.log(1 + x),
+    }
+    for func, definition in replacements.items():
+        expr = expr.replace(func, definition)
+    return expr

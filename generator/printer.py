@@ -1,0 +1,203 @@
+"""Print SymPy expressions as TensorFlow code (and as plain math for docstrings).
+
+A SymPy printer in the usual style: `_print_<Class>` methods and a mapping
+from functions to TF ops. It never imports TensorFlow. It records which
+module-level helpers (`_hypot`, ...) the printed code uses, and, being strict,
+raises on anything it cannot print rather than emit half-valid code.
+Hands on: strings of Python code for the templates.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.str import StrPrinter
+
+from generator import primitives as prim
+
+# SymPy function class -> TF op.
+TF_FUNCTIONS: dict[type, str] = {
+    sp.exp: "tf.math.exp",
+    sp.log: "tf.math.log",
+    sp.sin: "tf.math.sin",
+    sp.cos: "tf.math.cos",
+    sp.tan: "tf.math.tan",
+    sp.sinh: "tf.math.sinh",
+    sp.cosh: "tf.math.cosh",
+    sp.tanh: "tf.math.tanh",
+    sp.asin: "tf.math.asin",
+    sp.acos: "tf.math.acos",
+    sp.atan: "tf.math.atan",
+    sp.asinh: "tf.math.asinh",
+    sp.acosh: "tf.math.acosh",
+    sp.atanh: "tf.math.atanh",
+    sp.erf: "tf.math.erf",
+    sp.erfc: "tf.math.erfc",
+    prim.erfc: "tf.math.erfc",
+    sp.Abs: "tf.math.abs",
+    sp.sign: "tf.math.sign",
+    prim.sigmoid: "tf.math.sigmoid",
+    prim.softplus: "tf.math.softplus",
+    prim.log1p: "tf.math.log1p",
+    prim.expm1: "tf.math.expm1",
+    prim.xlogy: "tf.math.xlogy",
+}
+
+# SymPy function class -> helper defined in the generated module (templates/helpers.py.j2).
+HELPERS: dict[type, str] = {
+    prim.logaddexp: "_logaddexp",
+    prim.log1mexp: "_log1mexp",
+    prim.hypot: "_hypot",
+    prim.logcosh: "_logcosh",
+}
+
+
+def number_literal(value: sp.Expr) -> str:
+    """A Python float literal for a real SymPy number (exact to double precision)."""
+    if value.is_Integer:
+        return f"{int(value)}.0" if abs(int(value)) < 10**15 else repr(float(value))
+    number = complex(sp.N(value, 30))
+    if number.imag != 0:
+        raise ValueError(f"cannot print complex constant {value}")
+    return repr(float(number.real))
+
+
+class TFPrinter(StrPrinter):
+    """SymPy expression -> TensorFlow code over named tensors."""
+
+    def __init__(self, dtype_of: str) -> None:
+        super().__init__({"order": "none"})
+        # A tensor whose dtype constants inside helper calls must take.
+        self.dtype_of = dtype_of
+        self.helpers: set[str] = set()
+
+    def doprint(self, expr: sp.Expr) -> str:  # type: ignore[override]
+        return self._print(expr)
+
+    # numbers --------------------------------------------------------------
+    def _print_number(self, expr: sp.Expr) -> str:
+        return number_literal(expr)
+
+    def _print_Integer(self, expr: sp.Integer) -> str:
+        return self._print_number(expr)
+
+    def _print_Rational(self, expr: sp.Rational) -> str:
+        return self._print_number(expr)
+
+    def _print_Float(self, expr: sp.Float) -> str:
+        return self._print_number(expr)
+
+    def _print_NumberSymbol(self, expr: sp.Expr) -> str:
+        return self._print_number(expr)
+
+    _print_Pi = _print_NumberSymbol
+    _print_Exp1 = _print_NumberSymbol
+
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
+        return expr.name
+
+    def _print_Expr(self, expr: sp.Expr) -> str:
+        raise ValueError(f"cannot print {type(expr).__name__} as TensorFlow code: {expr}")
+
+    # arithmetic -----------------------------------------------------------
+    def _print_Mul(self, expr: sp.Mul) -> str:
+        if expr.is_number:
+            return self._print_number(expr)
+        numeric = [a for a in expr.args if a.is_number]
+        others = [a for a in expr.args if not a.is_number]
+        coeff = sp.Mul(*numeric) if numeric else sp.Integer(1)
+        rest = super()._print_Mul(sp.Mul(*others, evaluate=False)) if len(others) > 1 else self.parenthesize(
+            others[0], PRECEDENCE["Mul"]
+        )
+        if coeff == 1:
+            return rest
+        if coeff == -1:
+            return f"-{rest}"
+        return f"{self._print_number(coeff)} * {rest}"
+
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        if expr.is_number:
+            return self._print_number(expr)
+        base, exp = expr.args
+        b = self._print(base)
+        if exp == sp.Rational(1, 2):
+            return f"tf.math.sqrt({b})"
+        if exp == -sp.Rational(1, 2):
+            return f"tf.math.rsqrt({b})"
+        if exp == 2:
+            return f"tf.math.square({b})"
+        if exp == -1:
+            return f"1.0 / {self.parenthesize(base, PRECEDENCE['Mul'] + 1)}"
+        if exp == -2:
+            return f"1.0 / tf.math.square({b})"
+        if exp.is_Integer:
+            return f"{self.parenthesize(base, PRECEDENCE['Pow'] + 1)} ** {int(exp)}"
+        if exp.is_number:
+            return f"tf.math.pow({b}, {self._print_number(exp)})"
+        return f"tf.math.pow({b}, {self._print(exp)})"
+
+    # functions ------------------------------------------------------------
+    def _print_args(self, expr: sp.Function) -> str:
+        if len(expr.args) == 1:
+            return self._print(expr.args[0])
+        parts = []
+        for arg in expr.args:
+            if arg.is_number:
+                parts.append(f"tf.constant({self._print_number(arg)}, {self.dtype_of}.dtype)")
+            else:
+                parts.append(self._print(arg))
+        return ", ".join(parts)
+
+    def _print_Function(self, expr: sp.Function) -> str:
+        if expr.is_number:
+            return self._print_number(expr)
+        func = type(expr)
+        if func in TF_FUNCTIONS:
+            return f"{TF_FUNCTIONS[func]}({self._print_args(expr)})"
+        if func in HELPERS:
+            self.helpers.add(HELPERS[func])
+            return f"{HELPERS[func]}({self._print_args(expr)})"
+        if func is prim.ipow:
+            base, k = expr.args
+            if k == 2:
+                return f"tf.math.square({self._print(base)})"
+            return f"{self.parenthesize(base, PRECEDENCE['Pow'] + 1)} ** {int(k)}"
+        return self._print_Expr(expr)
+
+    def _print_DiracDelta(self, expr: sp.Expr) -> str:
+        # A point mass has no value to sample: the derivative at the kink is taken as 0.
+        return f"tf.zeros_like({self._print(expr.args[0])})"
+
+    def _print_Heaviside(self, expr: sp.Expr) -> str:
+        arg = self._print(expr.args[0])
+        return f"tf.where({arg} > 0, tf.ones_like({arg}), tf.zeros_like({arg}))"
+
+
+class MathPrinter(StrPrinter):
+    """SymPy expression -> the plain math notation used in docstrings."""
+
+    def __init__(self) -> None:
+        super().__init__({"order": "none"})
+
+    def _print_Rational(self, expr: sp.Rational) -> str:
+        if expr.q in (1, 2, 3, 4) or len(str(expr.q)) < 4:
+            return super()._print_Rational(expr)
+        return repr(float(expr))
+
+    def _print_Function(self, expr: sp.Function) -> str:
+        if isinstance(expr, prim.ipow):
+            base, k = expr.args
+            return f"({self._print(base)})**{k}"
+        return super()._print_Function(expr)
+
+    def _print_Abs(self, expr: sp.Expr) -> str:
+        return f"abs({self._print(expr.args[0])})"
+
+    def _print_DiracDelta(self, expr: sp.Expr) -> str:
+        return "0"
+
+
+def math_text(expr: sp.Expr) -> str:
+    return MathPrinter().doprint(expr)
+
+

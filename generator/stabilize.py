@@ -1,0 +1,358 @@
+"""Stabilisation: rewrite naive forms into stable primitives and safe shapes.
+
+A catalogue of named rules, in the manner of SymPy's ``codegen.rewriting``:
+each rule recognises one naive shape (``log(1 + exp(u))``, ``1 - cos(u)``,
+``x**2 * exp(-x**2)``...) and returns an equal expression that stays finite
+and accurate in floating point. ``optimize(expr, RULES)`` applies them bottom
+up until nothing changes. The rules know nothing of particular user functions;
+they work on shapes.
+Hands on: expressions over SymPy functions and the primitives in
+``generator.primitives``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import sympy as sp
+
+from generator.primitives import erfc, expm1, hypot, ipow, log1mexp, log1p, logaddexp, logcosh, sigmoid, softplus, xlogy
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named rewrite: `rewrite(node)` returns a replacement, or None to leave the node alone."""
+
+    name: str
+    why: str
+    rewrite: Callable[[sp.Expr], sp.Expr | None]
+
+    def __call__(self, expr: sp.Expr) -> sp.Expr:
+        return _bottom_up(expr, self.rewrite)
+
+
+def _bottom_up(expr: sp.Expr, rewrite: Callable[[sp.Expr], sp.Expr | None]) -> sp.Expr:
+    if expr.args:
+        new_args = tuple(_bottom_up(arg, rewrite) for arg in expr.args)
+        if new_args != expr.args:
+            expr = expr.func(*new_args)
+    replaced = rewrite(expr)
+    return expr if replaced is None else replaced
+
+
+def _exp_arg(term: sp.Expr) -> sp.Expr | None:
+    """u if term is exp(u), 0 if term is 1, else None."""
+    if isinstance(term, sp.exp):
+        return term.args[0]
+    if term == 1:
+        return sp.Integer(0)
+    return None
+
+
+def _split_one(expr: sp.Expr, sign: int = 1) -> sp.Expr | None:
+    """rest if expr == sign*1 + rest (an Add with a literal ±1), else None."""
+    if not isinstance(expr, sp.Add):
+        return None
+    if sp.Integer(sign) not in expr.args:
+        return None
+    return sp.Add(*[a for a in expr.args if a != sign]) if len(expr.args) > 2 else next(
+        a for a in expr.args if a != sign
+    )
+
+
+# --- logarithms --------------------------------------------------------------
+
+
+def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Add) or len(node.args[0].args) != 2:
+        return None
+    a, b = (_exp_arg(t) for t in node.args[0].args)
+    if a is None or b is None:
+        return None
+    if a == 0:
+        return softplus(b)
+    if b == 0:
+        return softplus(a)
+    return logaddexp(*sorted((a, b), key=sp.default_sort_key))
+
+
+def _log_one_minus_exp(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.log):
+        return None
+    rest = _split_one(node.args[0])
+    if rest is None:
+        return None
+    if isinstance(rest, sp.Mul) and len(rest.args) == 2 and rest.args[0] == -1 and isinstance(rest.args[1], sp.exp):
+        return log1mexp(-rest.args[1].args[0])
+    if isinstance(-rest, expm1):
+        # log(1 - expm1(u)) is log(2 - exp(u)): leave it
+        return None
+    return None
+
+
+def _log_one_plus(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.log):
+        return None
+    rest = _split_one(node.args[0])
+    if rest is None:
+        return None
+    return log1p(rest)
+
+
+def _log_of_sigmoid(node: sp.Expr) -> sp.Expr | None:
+    if isinstance(node, sp.log) and isinstance(node.args[0], sigmoid):
+        return -softplus(-node.args[0].args[0])
+    if isinstance(node, sp.log) and isinstance(node.args[0], sp.Pow) and isinstance(node.args[0].base, sigmoid):
+        base, power = node.args[0].args
+        return -power * softplus(-base.args[0])
+    return None
+
+
+def _log_of_cosh(node: sp.Expr) -> sp.Expr | None:
+    if isinstance(node, sp.log) and isinstance(node.args[0], sp.cosh):
+        return logcosh(node.args[0].args[0])
+    return None
+
+
+def _x_log_x(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.Mul):
+        return None
+    for factor in node.args:
+        if isinstance(factor, sp.log) and factor.args[0] in node.args:
+            rest = [f for f in node.args if f is not factor]
+            rest.remove(factor.args[0])
+            return sp.Mul(*rest) * xlogy(factor.args[0], factor.args[0])
+    return None
+
+
+# --- exponentials ------------------------------------------------------------
+
+
+def _exp_minus_one(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.Add) or sp.Integer(-1) not in node.args:
+        return None
+    for term in node.args:
+        if isinstance(term, sp.exp):
+            rest = [t for t in node.args if t is not term and t != -1]
+            return expm1(term.args[0]) + sp.Add(*rest)
+    return None
+
+
+def _one_over_one_plus_exp(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.Pow) or not (node.exp.is_Integer and node.exp < 0):
+        return None
+    base = node.base
+    if not isinstance(base, sp.Add) or len(base.args) != 2:
+        return None
+    a, b = (_exp_arg(t) for t in base.args)
+    if a is None or b is None or (a != 0 and b != 0):
+        return None
+    u = b if a == 0 else a
+    return sigmoid(-u) ** (-node.exp)
+
+
+def _exp_times_sigmoid(node: sp.Expr) -> sp.Expr | None:
+    """exp(u) * sigmoid(-u)**k -> sigmoid(u) * sigmoid(-u)**(k-1)."""
+    if not isinstance(node, sp.Mul):
+        return None
+    factors = list(node.args)
+    for i, f in enumerate(factors):
+        if not isinstance(f, sp.exp):
+            continue
+        u = f.args[0]
+        for j, g in enumerate(factors):
+            base, power = (g.base, g.exp) if isinstance(g, sp.Pow) else (g, sp.Integer(1))
+            if isinstance(base, sigmoid) and base.args[0] == -u and power.is_Integer and power > 0:
+                rest = [h for k, h in enumerate(factors) if k not in (i, j)]
+                return sp.Mul(*rest) * sigmoid(u) * sigmoid(-u) ** (power - 1)
+    return None
+
+
+def _one_minus_sigmoid(node: sp.Expr) -> sp.Expr | None:
+    rest = _split_one(node)
+    if rest is None:
+        return None
+    if isinstance(rest, sp.Mul) and len(rest.args) == 2 and rest.args[0] == -1 and isinstance(rest.args[1], sigmoid):
+        return sigmoid(-rest.args[1].args[0])
+    return None
+
+
+def _tanh_from_exps(node: sp.Expr) -> sp.Expr | None:
+    """expm1(u) * sigmoid(-u) is (e**u - 1)/(e**u + 1) = tanh(u/2)."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for f in node.args:
+        if isinstance(f, expm1):
+            u = f.args[0]
+            if sigmoid(-u) in node.args:
+                rest = [g for g in node.args if g != f and g != sigmoid(-u)]
+                return sp.Mul(*rest) * sp.tanh(u / 2)
+    return None
+
+
+# --- algebra -------------------------------------------------------------------
+
+
+def _square_parts(term: sp.Expr) -> sp.Expr | None:
+    """a if term is a**2 (or a positive number a**2), else None."""
+    if isinstance(term, sp.Pow) and term.exp == 2:
+        return term.base
+    if term.is_number and term.is_positive:
+        return sp.sqrt(term)
+    return None
+
+
+def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.Pow) or not isinstance(node.base, sp.Add) or len(node.base.args) != 2:
+        return None
+    if not (node.exp.is_Rational and node.exp.q == 2):
+        return None
+    a, b = (_square_parts(t) for t in node.base.args)
+    if a is None or b is None or (a.is_number and b.is_number):
+        return None
+    return hypot(*sorted((a, b), key=sp.default_sort_key)) ** node.exp.p
+
+
+def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
+    """hypot(c, u) - c = u**2/(hypot(c, u) + c): no cancellation near u = 0."""
+    if not isinstance(node, sp.Add):
+        return None
+    for term in node.args:
+        if isinstance(term, hypot):
+            for c, u in (term.args, term.args[::-1]):
+                if c.is_number and c.is_positive and -c in node.args:
+                    rest = [t for t in node.args if t is not term and t != -c]
+                    h = hypot(c, u)
+                    return sp.Add(*rest) + u * (u / (h + c))
+    return None
+
+
+def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
+    rest = _split_one(node)
+    if rest is None:
+        return None
+    if isinstance(rest, sp.Mul) and len(rest.args) == 2 and rest.args[0] == -1 and isinstance(rest.args[1], sp.cos):
+        return 2 * sp.sin(rest.args[1].args[0] / 2) ** 2
+    return None
+
+
+def _one_plus_erf(node: sp.Expr) -> sp.Expr | None:
+    """1 + erf(u) = erfc(-u) and 1 - erf(u) = erfc(u)."""
+    if not isinstance(node, sp.Add) or 1 not in node.args:
+        return None
+    for term in node.args:
+        rest = [t for t in node.args if t is not term and t != 1]
+        if isinstance(term, sp.erf):
+            return sp.Add(*rest) + erfc(-term.args[0])
+        if isinstance(-term, sp.erf):
+            return sp.Add(*rest) + erfc((-term).args[0])
+    return None
+
+
+def _balance_ratio(node: sp.Expr) -> sp.Expr | None:
+    """a**k / b**k = (a/b)**k: the powers can overflow even where the ratio is modest."""
+    if not isinstance(node, sp.Mul):
+        return None
+    powers = [f for f in node.args if isinstance(f, sp.Pow) and f.exp.is_Integer and not f.base.is_number]
+    for num in powers:
+        for den in powers:
+            if num.exp > 1 and den.exp < -1 and not isinstance(den.base, sp.exp):
+                k = min(int(num.exp), -int(den.exp))
+                rest = [f for f in node.args if f is not num and f is not den]
+                return (
+                    sp.Mul(*rest)
+                    * ipow(num.base / den.base, k)
+                    * num.base ** (num.exp - k)
+                    * den.base ** (den.exp + k)
+                )
+    return None
+
+
+def _one_minus_tanh_squared(node: sp.Expr) -> sp.Expr | None:
+    """1 - tanh(u)**2 = 1/cosh(u)**2, which does not round to 0 for |u| > 9."""
+    if not isinstance(node, sp.Add) or 1 not in node.args:
+        return None
+    for term in node.args:
+        if (
+            isinstance(term, sp.Mul)
+            and len(term.args) == 2
+            and term.args[0] == -1
+            and isinstance(term.args[1], sp.Pow)
+            and isinstance(term.args[1].base, sp.tanh)
+            and term.args[1].exp == 2
+        ):
+            rest = [t for t in node.args if t is not term and t != 1]
+            return sp.Add(*rest) + sp.cosh(term.args[1].base.args[0]) ** -2
+    return None
+
+
+def _exp_over_expm1_squared(node: sp.Expr) -> sp.Expr | None:
+    """exp(u)/expm1(u)**2 = -1/(expm1(u)*expm1(-u)), finite where exp(u) overflows."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for f in node.args:
+        if isinstance(f, sp.exp):
+            u = f.args[0]
+            target = expm1(u) ** -2
+            if target in node.args:
+                rest = [g for g in node.args if g != f and g != target]
+                return -sp.Mul(*rest) / (expm1(u) * expm1(-u))
+    return None
+
+
+def _balance_gaussian(node: sp.Expr) -> sp.Expr | None:
+    """u**k * exp(-c*u**2) = (u**(k/2) * exp(-c*u**2/2))**2: no inf * 0 when u**k overflows."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for f in node.args:
+        if not isinstance(f, sp.exp):
+            continue
+        arg = f.args[0]
+        for g in node.args:
+            if isinstance(g, sp.Pow) and g.exp.is_Integer and g.exp > 0:
+                u, k = g.base, int(g.exp)
+                c = sp.cancel(-arg / u**2)
+                if c.is_number and c.is_positive:
+                    rest = [h for h in node.args if h is not f and h is not g]
+                    return sp.Mul(*rest) * ipow(u * sp.exp(-c * u**2 / k), k)
+    return None
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("log_sum_exp", "log(exp(a) + exp(b)) overflows; logaddexp/softplus do not", _log_of_sum_of_exps),
+    Rule("log1mexp", "log(1 - exp(-x)) cancels near 0; log1mexp switches forms", _log_one_minus_exp),
+    Rule("sigmoid", "1/(1 + exp(u)) overflows in exp; sigmoid does not", _one_over_one_plus_exp),
+    Rule("exp_times_sigmoid", "exp(u)*sigmoid(-u) is sigmoid(u), without inf*0", _exp_times_sigmoid),
+    Rule("one_minus_sigmoid", "1 - sigmoid(u) cancels; sigmoid(-u) does not", _one_minus_sigmoid),
+    Rule("log_sigmoid", "log(sigmoid(u)) underflows to -inf; -softplus(-u) does not", _log_of_sigmoid),
+    Rule("expm1", "exp(u) - 1 cancels near 0; expm1 does not", _exp_minus_one),
+    Rule("tanh", "(exp(u) - 1)/(exp(u) + 1) overflows; tanh(u/2) does not", _tanh_from_exps),
+    Rule("log1p", "log(1 + u) loses u near 0; log1p does not", _log_one_plus),
+    Rule("logcosh", "cosh overflows for |u| > 89; logcosh does not", _log_of_cosh),
+    Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
+    Rule("hypot", "squares overflow above 1.8e19; hypot scales first", _sqrt_of_sum_of_squares),
+    Rule("hypot_minus_const", "hypot(c, u) - c cancels near u = 0", _hypot_minus_one),
+    Rule("one_minus_cos", "1 - cos(u) cancels near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
+    Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
+    Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
+    Rule("exp_over_expm1_squared", "exp(u)/expm1(u)**2 is inf/inf where exp overflows", _exp_over_expm1_squared),
+    Rule("balance_ratio", "a**k/b**k overflows where a/b does not", _balance_ratio),
+    Rule("balance_gaussian", "u**k*exp(-c*u**2) is inf*0 where u**k overflows", _balance_gaussian),
+)
+
+
+def optimize(expr: sp.Expr, rules: Sequence[Rule] = RULES, max_passes: int = 8) -> tuple[sp.Expr, tuple[str, ...]]:
+    """Apply `rules` until nothing changes; return the result and the names of the rules that fired."""
+    fired: list[str] = []
+    for _ in range(max_passes):
+        before = expr
+        for rule in rules:
+            after = rule(expr)
+            if after != expr:
+                if rule.name not in fired:
+                    fired.append(rule.name)
+                expr = after
+        if expr == before:
+            break
+    return expr, tuple(fired)
