@@ -1,14 +1,15 @@
-"""Command line: `python -m generator EXPR [options]`.
+"""Command line: `python -m generator EXPR [options]`, `... build` and `... report`.
 
-Exit status follows black: 0 success, 1 would change (build --check),
-2 bad input or arguments, 123 internal error.
+The first argument picks the command: `build` and `report` are subcommands,
+anything else is an expression. Exit status follows black: 0 success, 1 would
+change (build --check), 2 bad input or arguments, 123 internal error.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from generator.errors import GeneratorError
@@ -27,7 +28,21 @@ examples:
 functions: exp log log1p expm1 log2 log10 sqrt sin cos tan sinh cosh tanh asin
 acos atan asinh acosh atanh erf erfc abs sigmoid softplus log_sigmoid
 logaddexp(a,b) log1mexp xlogy(a,b) hypot(a,b); constants: pi e
+
+packages: python -m generator build --help, python -m generator report --help
 """
+
+BUILD_DESCRIPTION = (
+    "Generate one module per function listed in [tool.generator] of pyproject.toml, plus the "
+    "package's __init__.py, and write the files that changed. The config is the first "
+    "pyproject.toml with [tool.generator] in the working directory or a parent."
+)
+
+REPORT_DESCRIPTION = (
+    "Write a review report (report.md and PNG plots) for the functions in [tool.generator]: "
+    "f, f' and f'' of each generated module, and its bits of error next to naive TensorFlow "
+    "autodiff, against an mpmath reference. Needs TensorFlow, mpmath and matplotlib."
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,11 +59,17 @@ def _order(text: str) -> int:
         raise argparse.ArgumentTypeError(f"--order must be an integer, got {text!r}") from None
 
 
-def _vars(text: str) -> tuple[str, ...]:
-    names = tuple(part.strip() for part in text.split(","))
-    if not text.strip() or any(not n for n in names):
-        raise argparse.ArgumentTypeError(f"--vars must be a comma-separated list of names, got {text!r}")
-    return names
+def _name_list(option: str) -> Callable[[str], tuple[str, ...]]:
+    def convert(text: str) -> tuple[str, ...]:
+        names = tuple(part.strip() for part in text.split(","))
+        if not text.strip() or any(not n for n in names):
+            raise argparse.ArgumentTypeError(f"{option} must be a comma-separated list of names, got {text!r}")
+        return names
+
+    return convert
+
+
+_vars = _name_list("--vars")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,6 +103,57 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m generator build", description=BUILD_DESCRIPTION)
+    parser.add_argument("--config", type=Path, metavar="PATH", help="the pyproject.toml to read")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if any file would change"
+    )
+    parser.add_argument("--diff", action="store_true", help="write nothing; print unified diffs")
+    return parser
+
+
+def build_report_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m generator report", description=REPORT_DESCRIPTION)
+    parser.add_argument("--config", type=Path, metavar="PATH", help="the pyproject.toml to read")
+    parser.add_argument(
+        "--out", type=Path, default=Path("report"), metavar="DIR", help="output directory (default: report)"
+    )
+    parser.add_argument(
+        "--functions", type=_name_list("--functions"), metavar="A,B,...", help="report only these functions (default: all)"
+    )
+    return parser
+
+
+def _build(argv: Sequence[str]) -> int:
+    from generator import build
+    from generator.config import load_config
+
+    args = build_build_parser().parse_args(list(argv))
+    plan = build.plan(load_config(args.config))
+    dry_run = args.check or args.diff
+    if args.diff:
+        sys.stdout.write(build.diff(plan))
+    if not dry_run:
+        build.apply(plan)
+    for line in build.describe(plan, dry_run=dry_run):
+        print(line, file=sys.stderr)
+    return EXIT_CHANGED if args.check and plan.changes else EXIT_OK
+
+
+def _report(argv: Sequence[str]) -> int:
+    from generator.config import load_config
+    from generator.report import write_report
+
+    args = build_report_parser().parse_args(list(argv))
+    path = write_report(load_config(args.config), args.out, args.functions)
+    print(f"wrote {path}", file=sys.stderr)
+    return EXIT_OK
+
+
+COMMANDS = {"build": _build, "report": _report}
+
+
 def _run(argv: Sequence[str]) -> int:
     from generator.pipeline import Spec, generate
     from generator.write import check_target, write_atomic
@@ -101,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     try:
+        if argv and argv[0] in COMMANDS:
+            return COMMANDS[argv[0]](argv[1:])
         return _run(argv)
     except GeneratorError as exc:
         print(exc.render(), file=sys.stderr)

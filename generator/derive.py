@@ -15,8 +15,13 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from generator import judge
 from generator.errors import GeneratorError
 from generator.stabilize import RULES, optimize
+
+# Simplify only expressions this small: SymPy's simplify is superlinear and
+# the candidates without it are always available.
+SIMPLIFY_MAX_OPS = 60
 
 Index = tuple[str, ...]
 
@@ -60,10 +65,20 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
         return result
 
     by_name = {v.name: v for v in variables}
-    partials: dict[Index, sp.Expr] = {(): stable(expr)}
+    partials: dict[Index, sp.Expr] = {(): _choose([stable(expr)], expr, variables)}
+    raw: dict[Index, sp.Expr] = {(): expr}
     names = [v.name for v in variables]
     for k in range(1, order + 1):
         for index in itertools.combinations_with_replacement(names, k):
-            parent = partials[index[:-1]]
-            partials[index] = stable(sp.diff(parent, by_name[index[-1]]))
+            var = by_name[index[-1]]
+            raw[index] = sp.diff(raw[index[:-1]], var)
+            candidates = [stable(sp.diff(partials[index[:-1]], var)), stable(raw[index])]
+            if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
+                candidates.append(stable(sp.simplify(raw[index])))
+            partials[index] = _choose(candidates, raw[index], variables)
     return Derivation(variables, expr, partials, tuple(fired), order)
+
+
+def _choose(candidates: list[sp.Expr], truth: sp.Expr, variables: tuple[sp.Symbol, ...]) -> sp.Expr:
+    """The candidate form that measures most accurate in float32."""
+    return judge.best(candidates, truth, variables)

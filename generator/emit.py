@@ -49,6 +49,8 @@ def build_model(
 
     namer = Namer([*variables, name])
     core = namer.claim(f"_{name}")
+    dtype_var = namer.claim("dtype")
+    result_var = namer.claim("result")
     out_names = {idx: namer.claim(partial_name(idx)) for _, idx in flat}
     upstreams = {idx: namer.claim(upstream_name(out_names[idx])) for k, idx in flat if k < order}
     unused = {v: namer.claim(f"unused_{v}") for v in variables}
@@ -98,7 +100,13 @@ def build_model(
                 terms = []
                 for idx in levels_idx[k]:
                     child = tuple(sorted((*idx, v), key=variables.index))
-                    if derivation.partials[child] != 0:
+                    if derivation.partials[child] == 0:
+                        continue
+                    if len(levels_idx[k]) > 1:
+                        # An output nobody differentiates gets a zero upstream; it must
+                        # contribute 0 even where its partial is inf (0 * inf is nan).
+                        terms.append(f"tf.math.multiply_no_nan({out_names[child]}, {upstreams[idx]})")
+                    else:
                         terms.append(f"{upstreams[idx]} * {out_names[child]}")
                 grads.append(" + ".join(terms) if terms else f"tf.zeros_like({v})")
         levels.append(
@@ -120,6 +128,8 @@ def build_model(
     return ModuleModel(
         name=name,
         core=core,
+        dtype_var=dtype_var,
+        result_var=result_var,
         expression=expression,
         command=command,
         generator_version=__version__,

@@ -50,6 +50,8 @@ class ModuleModel:
 
     name: str
     core: str  # the private @tf.custom_gradient function
+    dtype_var: str  # local names in the public wrapper
+    result_var: str
     expression: str
     command: str  # the options that reproduce the file, for the header
     generator_version: str

@@ -14,7 +14,11 @@ from collections.abc import Iterable, Sequence
 import sympy as sp
 
 ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth")
-RESERVED = frozenset({"tf"})
+# Module-level names of the generated file (templates/module.py.j2 and templates/helpers/).
+MODULE_NAMES = frozenset(
+    {"tf", "_HALF_DTYPES", "_float_inputs", "_broadcast", "_hypot", "_logaddexp", "_log1mexp", "_logcosh"}
+)
+RESERVED = MODULE_NAMES
 MAX_TEMP_NAME = 28
 
 

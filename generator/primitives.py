@@ -163,6 +163,14 @@ class ipow(sp.Function):  # noqa: N801
 
     nargs = 2
 
+    @classmethod
+    def eval(cls, base: sp.Expr, k: sp.Expr) -> sp.Expr | None:
+        if k == 0:
+            return sp.Integer(1)
+        if base.is_number or base.is_Symbol:
+            return base**k
+        return None
+
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         base, k = self.args
         if argindex != 1:

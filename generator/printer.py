@@ -159,6 +159,8 @@ class TFPrinter(StrPrinter):
             return f"{HELPERS[func]}({self._print_args(expr)})"
         if func is prim.ipow:
             base, k = expr.args
+            if k == 1:
+                return self.parenthesize(base, PRECEDENCE["Mul"])
             if k == 2:
                 return f"tf.math.square({self._print(base)})"
             return f"{self.parenthesize(base, PRECEDENCE['Pow'] + 1)} ** {int(k)}"

@@ -257,7 +257,7 @@ def _balance_ratio(node: sp.Expr) -> sp.Expr | None:
     powers = [f for f in node.args if isinstance(f, sp.Pow) and f.exp.is_Integer and not f.base.is_number]
     for num in powers:
         for den in powers:
-            if num.exp > 1 and den.exp < -1 and not isinstance(den.base, sp.exp):
+            if num.exp > 1 and den.exp < 0 and not isinstance(den.base, sp.exp):
                 k = min(int(num.exp), -int(den.exp))
                 rest = [f for f in node.args if f is not num and f is not den]
                 return (
@@ -301,6 +301,31 @@ def _exp_over_expm1_squared(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _softplus_reflection(node: sp.Expr) -> sp.Expr | None:
+    """a*softplus(-u) + b*softplus(u) = (a + b)*softplus(u) - a*u.
+
+    Each softplus is accurate, but their weighted sum cancels when a or b is
+    large; the reflected form is what TF's sigmoid_cross_entropy_with_logits uses.
+    """
+    if not isinstance(node, sp.Add):
+        return None
+    terms = list(node.args)
+    for i, term in enumerate(terms):
+        for f in sp.Mul.make_args(term):
+            if not isinstance(f, softplus):
+                continue
+            u = f.args[0]
+            if not u.could_extract_minus_sign():
+                continue
+            a = term / f
+            for j, other in enumerate(terms):
+                if j != i and softplus(-u) in sp.Mul.make_args(other):
+                    b = other / softplus(-u)
+                    rest = [t for k, t in enumerate(terms) if k not in (i, j)]
+                    return sp.Add(*rest) + sp.expand(a + b) * softplus(-u) + a * u
+    return None
+
+
 def _balance_gaussian(node: sp.Expr) -> sp.Expr | None:
     """u**k * exp(-c*u**2) = (u**(k/2) * exp(-c*u**2/2))**2: no inf * 0 when u**k overflows."""
     if not isinstance(node, sp.Mul):
@@ -337,6 +362,7 @@ RULES: tuple[Rule, ...] = (
     Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
     Rule("exp_over_expm1_squared", "exp(u)/expm1(u)**2 is inf/inf where exp overflows", _exp_over_expm1_squared),
+    Rule("softplus_reflection", "a*softplus(-u) + b*softplus(u) cancels for large a, b", _softplus_reflection),
     Rule("balance_ratio", "a**k/b**k overflows where a/b does not", _balance_ratio),
     Rule("balance_gaussian", "u**k*exp(-c*u**2) is inf*0 where u**k overflows", _balance_gaussian),
 )

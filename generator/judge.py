@@ -1,0 +1,174 @@
+"""Measurement as the judge: score candidate forms in float32 against mpmath.
+
+Used by `derive` to choose between equal forms of a partial derivative, and
+by `regimes` to see where a form breaks down. The candidates are evaluated
+with NumPy stand-ins for the TF ops (the same formulas as the emitted
+helpers), never with TensorFlow, so generation stays light.
+Hands on: scores (lower is better) and per-point error flags.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from generator import primitives as prim
+
+FLOAT32_TINY = 1.1754944e-38
+_DPS = 40
+# Candidates within this many mean bits of the best count as equally accurate.
+TIE_BITS = 0.1
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _log1mexp(x: np.ndarray) -> np.ndarray:
+    return np.where(x < math.log(2), np.log(-np.expm1(-x)), np.log1p(-np.exp(-x)))
+
+
+def _logcosh(x: np.ndarray) -> np.ndarray:
+    ax = np.abs(x)
+    return np.where(ax < 1, np.log1p(2 * np.sinh(ax / 2) ** 2), ax + np.logaddexp(0, -2 * ax) - math.log(2))
+
+
+def _xlogy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(a == 0, 0 * b, a * np.log(b))
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _like(f: Callable[[object], object]) -> Callable[[np.ndarray], np.ndarray]:
+    def wrapped(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        return np.asarray(f(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
+    return wrapped
+
+
+NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
+    "sigmoid": _sigmoid,
+    "softplus": lambda x: np.logaddexp(np.zeros_like(x), x),
+    "logaddexp": np.logaddexp,
+    "log1mexp": _log1mexp,
+    "xlogy": _xlogy,
+    "hypot": np.hypot,
+    "logcosh": _logcosh,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "erf": _like(_erf),
+    "erfc": _like(_erfc),
+    "ipow": lambda b, k: b ** int(k),
+    "clip": np.clip,
+    "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
+    "DiracDelta": np.zeros_like,
+    "Heaviside": lambda x, *a: (np.asarray(x) > 0).astype(np.asarray(x).dtype),
+}
+
+
+def grid(dtype: type = np.float32) -> np.ndarray:
+    """Sample magnitudes over the whole float range, both signs, 0, and the points around 1."""
+    mags = np.logspace(-37, 38.4, 48)
+    near = np.array([0.25, 0.5, 0.75, 0.9, 0.999, 1.001, 1.5, 2, 3, 5, 10, 20, 40, 80, 88, 100])
+    values = np.concatenate([mags, near])
+    return np.unique(np.concatenate([-values, [0.0], values])).astype(dtype)
+
+
+def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
+    """Deterministic sample points, shape (n_vars, n)."""
+    g = grid().astype(np.float64)
+    if n_vars == 1:
+        return g[None, :]
+    rng = np.random.default_rng(1234)
+    pts = rng.choice(g, size=(n_vars, count))
+    pts[:, : len(g) // 2] = g[None, :: 2][:, : len(g) // 2]
+    return pts
+
+
+@functools.lru_cache(maxsize=256)
+def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[..., object]:
+    return sp.lambdify(symbols, prim.naive(expr), modules="mpmath")
+
+
+def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
+    """The true values at `points`, as float64 (nan where not real or not defined)."""
+    fn = _mp_function(expr, symbols)
+    out = np.full(points.shape[1], np.nan)
+    with mpmath.workdps(_DPS):
+        for i in range(points.shape[1]):
+            try:
+                value = fn(*(mpmath.mpf(float(c)) for c in points[:, i]))
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                continue
+            if isinstance(value, mpmath.mpf) or isinstance(value, (int, float)):
+                if mpmath.isfinite(value):
+                    out[i] = float(value) if abs(value) < 1e308 else math.copysign(math.inf, value)
+            elif isinstance(value, mpmath.mpc) and value.imag == 0 and mpmath.isfinite(value.real):
+                out[i] = float(value.real)
+    return out
+
+
+def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
+    """`expr` evaluated in float32 with NumPy stand-ins for the emitted ops."""
+    fn = sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, "numpy"])
+    args = [np.asarray(p, dtype=np.float32) for p in points]
+    with np.errstate(all="ignore"):
+        try:
+            value = fn(*args)
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+            return np.full(points.shape[1], np.nan, dtype=np.float32)
+    value = np.asarray(value)
+    if value.dtype == object:
+        value = value.astype(np.float64)
+    return np.broadcast_to(value.astype(np.float32), (points.shape[1],)).copy()
+
+
+def bits_of_error(value: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """log2(1 + float32 values between value and the correctly rounded truth); nan/inf-where-finite = 32.
+
+    Subnormal truths round to 0, as TF flushes them on CPU.
+    """
+    with np.errstate(all="ignore"):
+        t32 = truth.astype(np.float32)
+        t32 = np.where(np.abs(t32) < FLOAT32_TINY, np.float32(0), t32)
+        v = np.where(np.abs(value) < FLOAT32_TINY, np.float32(0), value.astype(np.float32))
+    def ordinal(a: np.ndarray) -> np.ndarray:
+        i = a.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    distance = np.abs(ordinal(v) - ordinal(t32)).astype(np.float64)
+    bits = np.log2(1 + distance)
+    bad = np.isnan(v) | (np.isinf(v) & ~np.isinf(t32))
+    return np.where(bad, 32.0, bits)
+
+
+def score(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, truth: np.ndarray) -> float:
+    """Mean bits of error over the points where the truth is defined (lower is better)."""
+    mask = ~np.isnan(truth)
+    if not mask.any():
+        return 0.0
+    bits = bits_of_error(evaluate32(expr, symbols, points), truth)
+    return float(bits[mask].mean())
+
+
+def best(
+    candidates: Sequence[sp.Expr], truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]
+) -> sp.Expr:
+    """The most accurate candidate (fewest operations among near-equals)."""
+    unique = list(dict.fromkeys(candidates))
+    if len(unique) == 1:
+        return unique[0]
+    points = sample_points(len(symbols))
+    truth = reference(truth_expr, symbols, points)
+    scores = [score(c, symbols, points, truth) for c in unique]
+    good_enough = min(scores) + TIE_BITS
+    near = [(sp.count_ops(c), i) for i, (c, s) in enumerate(zip(unique, scores)) if s <= good_enough]
+    return unique[min(near)[1]]
