@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from generator import judge
+from generator import judge, regimes
 from generator.errors import GeneratorError
 from generator.stabilize import RULES, optimize
 
@@ -76,6 +76,8 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
             if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
                 candidates.append(stable(sp.simplify(raw[index])))
             partials[index] = _choose(candidates, raw[index], variables)
+    if len(variables) == 1:
+        partials = {idx: regimes.add_regimes(e, raw[idx], variables[0]) for idx, e in partials.items()}
     return Derivation(variables, expr, partials, tuple(fired), order)
 
 

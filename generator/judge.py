@@ -69,6 +69,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "erfc": _like(_erfc),
     "ipow": lambda b, k: b ** int(k),
     "clip": np.clip,
+    "polyval": lambda coeffs, x: np.polyval([np.asarray(c, dtype=np.asarray(x).dtype) for c in coeffs], x),
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
     "DiracDelta": np.zeros_like,
     "Heaviside": lambda x, *a: (np.asarray(x) > 0).astype(np.asarray(x).dtype),
@@ -105,9 +106,8 @@ def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray)
     out = np.full(points.shape[1], np.nan)
     with mpmath.workdps(_DPS):
         for i in range(points.shape[1]):
-            try:
-                value = fn(*(mpmath.mpf(float(c)) for c in points[:, i]))
-            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+            value = _mp_value(fn, points[:, i])
+            if value is None:
                 continue
             if isinstance(value, mpmath.mpf) or isinstance(value, (int, float)):
                 if mpmath.isfinite(value):
@@ -115,6 +115,26 @@ def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray)
             elif isinstance(value, mpmath.mpc) and value.imag == 0 and mpmath.isfinite(value.real):
                 out[i] = float(value.real)
     return out
+
+
+def _mp_value(fn: Callable[..., object], point: np.ndarray) -> object:
+    """fn at the point; at a removable singularity (0/0), the limit, taken from both sides."""
+    args = [mpmath.mpf(float(c)) for c in point]
+    try:
+        value = fn(*args)
+        if not (isinstance(value, mpmath.mpf) and mpmath.isnan(value)):
+            return value
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+        pass
+    eps = mpmath.mpf(10) ** (-_DPS // 2 - 5)
+    try:
+        sides = [fn(*[a + s * eps for a in args]) for s in (1, -1)]
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+        return None
+    if all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in sides):
+        if abs(sides[0] - sides[1]) <= mpmath.mpf(10) ** (-_DPS // 3) * max(1, abs(sides[0])):
+            return (sides[0] + sides[1]) / 2
+    return None
 
 
 def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:

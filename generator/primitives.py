@@ -17,6 +17,9 @@ __all__ = [
     "expm1",
     "hypot",
     "ipow",
+    "clip",
+    "away",
+    "polyval",
     "log1mexp",
     "log1p",
     "logaddexp",
@@ -179,6 +182,24 @@ class ipow(sp.Function):  # noqa: N801
 
     def _eval_rewrite_as_exp(self, base: sp.Expr, k: sp.Expr, **kwargs: object) -> sp.Expr:
         return base**k
+
+
+class clip(sp.Function):  # noqa: N801
+    """x limited to [lo, hi]: keeps the branch of a regime that is not taken finite."""
+
+    nargs = 3
+
+
+class away(sp.Function):  # noqa: N801
+    """x, or t where |x| < t: keeps a form away from its singular point at 0."""
+
+    nargs = 2
+
+
+class polyval(sp.Function):  # noqa: N801
+    """The polynomial with coefficients `coeffs` (highest degree first) at `x`, by Horner's rule."""
+
+    nargs = 2
 
 
 PRIMITIVES: tuple[type[sp.Function], ...] = (

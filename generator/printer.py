@@ -157,6 +157,14 @@ class TFPrinter(StrPrinter):
         if func in HELPERS:
             self.helpers.add(HELPERS[func])
             return f"{HELPERS[func]}({self._print_args(expr)})"
+        if func is prim.polyval:
+            coeffs, x = expr.args
+            listed = ", ".join(self._print_number(c) for c in coeffs)
+            return f"tf.math.polyval([{listed}], {self._print(x)})"
+        if func is prim.clip:
+            return self._print_clip(expr)
+        if func is prim.away:
+            return self._print_away(expr)
         if func is prim.ipow:
             base, k = expr.args
             if k == 1:
@@ -165,6 +173,30 @@ class TFPrinter(StrPrinter):
                 return f"tf.math.square({self._print(base)})"
             return f"{self.parenthesize(base, PRECEDENCE['Pow'] + 1)} ** {int(k)}"
         return self._print_Expr(expr)
+
+    def _print_Piecewise(self, expr: sp.Piecewise) -> str:
+        *cases, (otherwise, _) = expr.args
+        code = self._branch(otherwise)
+        for value, condition in reversed(cases):
+            code = f"tf.where({self._print(condition)}, {self._branch(value)}, {code})"
+        return code
+
+    def _branch(self, value: sp.Expr) -> str:
+        # tf.where needs tensors of one dtype on both sides; a constant takes the input's.
+        if value.is_number:
+            return f"tf.zeros_like({self.dtype_of}) + {self._print_number(value)}"
+        return self._print(value)
+
+    def _print_Relational(self, expr: sp.Expr) -> str:
+        return f"{self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)}"
+
+    def _print_clip(self, expr: sp.Expr) -> str:
+        x, lo, hi = (self._print(a) for a in expr.args)
+        return f"tf.clip_by_value({x}, {lo}, {hi})"
+
+    def _print_away(self, expr: sp.Expr) -> str:
+        x, t = (self._print(a) for a in expr.args)
+        return f"tf.where(tf.math.abs({x}) < {t}, tf.ones_like({x}) * {t}, {x})"
 
     def _print_DiracDelta(self, expr: sp.Expr) -> str:
         # A point mass has no value to sample: the derivative at the kink is taken as 0.

@@ -1,0 +1,126 @@
+"""Regimes: split a form where one formula cannot serve the whole float range.
+
+Two shapes, for functions of one variable, found by measurement:
+
+- asymptote: far out, many forms compute inf*0 or inf/inf (x**3 overflows
+  inside gelu's tanh approximation) although the true value has long since
+  rounded to its limit. Beyond the threshold where the true value rounds to
+  the limit, emit the limit; inside, evaluate the form on clip(x).
+- series: near a removable singularity or cancellation at 0 (sin(x)/x,
+  expm1(x)/x and their derivatives), emit the Taylor polynomial below a
+  threshold chosen where the polynomial is exact to double precision.
+
+Both guard the branch not taken (clip / away) so that neither its value nor
+its gradient can leak a NaN through tf.where: the double-where pattern.
+Hands on: expressions with Piecewise, clip and away nodes for the printer.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from generator import judge
+from generator.primitives import away, clip, naive, polyval
+
+SERIES_TERMS = 18
+SERIES_THRESHOLDS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
+NEAR_ZERO = 1.0
+FAR_OUT = 8.0
+
+
+def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """`expr` with asymptote and series regimes where measurement shows it needs them."""
+    points = judge.grid().astype(np.float64)[None, :]
+    reference = judge.reference(truth, (x,), points)
+    defined = ~np.isnan(reference)
+    if not defined.any():
+        return expr
+    bits = judge.bits_of_error(judge.evaluate32(expr, (x,), points), reference)
+    bad = (bits > 3) & defined
+    if not bad.any():
+        return expr
+    xs = points[0]
+    result = expr
+    if (bad & (np.abs(xs) < NEAR_ZERO)).any():
+        result = _series_regime(result, truth, x) or result
+    for sign in (1, -1):
+        if (bad & (sign * xs > FAR_OUT)).any():
+            result = _asymptote_regime(result, truth, x, sign, xs, reference) or result
+    if result is expr:
+        return expr
+    before = judge.score(expr, (x,), points, reference)
+    after = judge.score(result, (x,), points, reference)
+    return result if after < before else expr
+
+
+def _asymptote_regime(
+    expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray, reference: np.ndarray
+) -> sp.Expr | None:
+    try:
+        limit = sp.limit(naive(truth), x, sign * sp.oo)
+    except (NotImplementedError, ValueError, TypeError, RecursionError):
+        return None
+    if not (limit.is_real and limit.is_finite):
+        return None
+    side = (sign * xs > 0) & ~np.isnan(reference)
+    mags = np.sort(np.abs(xs[side]))
+    limit32 = np.full(len(xs), float(limit), dtype=np.float32)
+    matches = judge.bits_of_error(limit32, reference) <= 1
+    threshold = None
+    for m in mags:
+        beyond = side & (np.abs(xs) >= m)
+        if matches[beyond].all():
+            threshold = float(m)
+            break
+    if threshold is None:
+        return None
+    bound = sp.Float(threshold, 17)
+    inner = expr.xreplace({x: clip(x, -bound, bound)})
+    if not np.isfinite(judge.evaluate32(expr, (x,), np.array([[sign * threshold]]))).all():
+        return None
+    condition = x > bound if sign > 0 else x < -bound
+    return sp.Piecewise((limit, condition), (inner, True))
+
+
+def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
+    try:
+        series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
+    except (NotImplementedError, ValueError, TypeError, RecursionError):
+        return None
+    if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):
+        return None
+    exact = judge._mp_function(truth, (x,))
+    poly = sp.lambdify(x, series, modules="mpmath")
+    threshold = None
+    with mpmath.workdps(40):
+        for t in SERIES_THRESHOLDS:
+            ok = True
+            for point in (t, -t):
+                true = exact(mpmath.mpf(point))
+                approx = poly(mpmath.mpf(point))
+                if not mpmath.isfinite(true) or abs(approx - true) > 1e-17 * max(abs(true), mpmath.mpf(1e-300)):
+                    ok = False
+                    break
+            if ok:
+                threshold = t
+                break
+    if threshold is None:
+        return None
+    bound = sp.Float(threshold, 17)
+    polynomial = _polyval(series, x).xreplace({x: clip(x, -bound, bound)})
+    return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
+
+
+def _polyval(series: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """The series as polyval over x**2 (times x for odd series) or over x."""
+    poly = sp.Poly(series, x)
+    degrees = [m[0] for m in poly.monoms()]
+    coeffs = dict(zip(degrees, poly.coeffs()))
+    for parity in (0, 1):
+        if all(d % 2 == parity for d in degrees):
+            top = max(degrees) // 2
+            values = sp.Tuple(*(coeffs.get(2 * k + parity, sp.Integer(0)) for k in range(top, -1, -1)))
+            return x**parity * polyval(values, x**2)
+    return polyval(sp.Tuple(*(coeffs.get(k, sp.Integer(0)) for k in range(max(degrees), -1, -1))), x)
