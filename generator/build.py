@@ -150,12 +150,13 @@ def diff(the_plan: Plan) -> str:
 def _generate_all(config: Config) -> dict[Path, str]:
     sources: dict[Path, str] = {}
     for function in config.functions:
-        sources[config.output / f"{function.name}.py"] = _generate_one(config, function)
+        sources[config.output / f"{function.name}.py"] = generate_function(config, function)
     sources[config.output / INIT] = _package_init(config)
     return sources
 
 
-def _generate_one(config: Config, function: FunctionConfig) -> str:
+def generate_function(config: Config, function: FunctionConfig) -> str:
+    """One function's module source; errors name the function's key in the config file."""
     spec = Spec(function.expr, function.name, function.variables, function.order)
     try:
         return generate(spec)

@@ -106,9 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
 def build_build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m generator build", description=BUILD_DESCRIPTION)
     parser.add_argument("--config", type=Path, metavar="PATH", help="the pyproject.toml to read")
-    parser.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 if any file would change"
-    )
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
     parser.add_argument("--diff", action="store_true", help="write nothing; print unified diffs")
     return parser
 
@@ -120,7 +118,7 @@ def build_report_parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=Path("report"), metavar="DIR", help="output directory (default: report)"
     )
     parser.add_argument(
-        "--functions", type=_name_list("--functions"), metavar="A,B,...", help="report only these functions (default: all)"
+        "--functions", type=_name_list("--functions"), metavar="A,B,...", help="report only some functions"
     )
     return parser
 

@@ -116,9 +116,7 @@ class _Reader:
         for raw in sorted(value):
             normal = raw.replace("-", "_")
             if normal not in allowed:
-                raise self.error(
-                    f"{key}.{raw}", f"unknown key; expected one of: {', '.join(sorted(allowed))}"
-                )
+                raise self.error(f"{key}.{raw}", f"unknown key; expected one of: {', '.join(sorted(allowed))}")
             if normal in result:
                 raise self.error(f"{key}.{raw}", f"given twice (as {normal!r} and {raw!r})")
             result[normal] = value[raw]
@@ -137,16 +135,12 @@ class _Reader:
 
     def order(self, value: Any, key: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ORDER:
-            raise self.error(
-                key, f"expected an integer from 1 to {MAX_ORDER}, got {_describe(value)}"
-            )
+            raise self.error(key, f"expected an integer from 1 to {MAX_ORDER}, got {_describe(value)}")
         return value
 
     def names(self, value: Any, key: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not value:
-            raise self.error(
-                key, f"expected a non-empty array of variable names, got {_describe(value)}"
-            )
+            raise self.error(key, f"expected a non-empty array of variable names, got {_describe(value)}")
         names = tuple(self.identifier(item, f"{key}[{i}]") for i, item in enumerate(value))
         if len(set(names)) != len(names):
             raise self.error(key, "a variable is listed twice")
@@ -159,19 +153,11 @@ class _Reader:
         for name in sorted(value):
             self.identifier(name, f"{key}.{name}")
             number = value[name]
-            if (
-                isinstance(number, bool)
-                or not isinstance(number, (int, float))
-                or not math.isfinite(number)
-            ):
-                raise self.error(
-                    f"{key}.{name}", f"expected a finite number, got {_describe(number)}"
-                )
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+                raise self.error(f"{key}.{name}", f"expected a finite number, got {_describe(number)}")
             result.append((name, float(number)))
         if result:
-            raise self.error(
-                key, "parameters are not supported yet; remove them or leave the table empty"
-            )
+            raise self.error(key, "parameters are not supported yet; remove them or leave the table empty")
         return tuple(result)
 
 
@@ -184,25 +170,17 @@ def _validate(raw: Any, path: Path) -> Config:
     read = _Reader(path)
     top = read.table(raw, TABLE, _TOP_KEYS)
     if "output" not in top:
-        raise read.error(
-            f"{TABLE}.output", 'missing; give the package directory, e.g. output = "generated"'
-        )
+        raise read.error(f"{TABLE}.output", 'missing; give the package directory, e.g. output = "generated"')
     output_text = read.string(top["output"], f"{TABLE}.output")
     output = (path.parent / output_text).resolve()
     if output == path.parent.resolve():
-        raise read.error(
-            f"{TABLE}.output", "must be a subdirectory, not the directory of the config file"
-        )
+        raise read.error(f"{TABLE}.output", "must be a subdirectory, not the directory of the config file")
     order = read.order(top.get("order", DEFAULT_ORDER), f"{TABLE}.order")
 
     entries = top.get("functions")
     if not isinstance(entries, list) or not entries:
-        raise read.error(
-            f"{TABLE}.functions", "expected one or more [[tool.generator.functions]] tables"
-        )
-    functions = [
-        _function(read, entry, f"{TABLE}.functions[{i}]", order) for i, entry in enumerate(entries)
-    ]
+        raise read.error(f"{TABLE}.functions", "expected one or more [[tool.generator.functions]] tables")
+    functions = [_function(read, entry, f"{TABLE}.functions[{i}]", order) for i, entry in enumerate(entries)]
     _check_unique(read, functions, lambda name: name, "the name of another function")
     # Two names that differ only in case collide on case-insensitive file systems.
     _check_unique(
@@ -226,9 +204,7 @@ def _function(read: _Reader, entry: Any, key: str, default_order: int) -> Functi
             raise read.error(f"{key}.{required}", "missing")
     name = read.identifier(fields["name"], f"{key}.name")
     if name.startswith("__"):
-        raise read.error(
-            f"{key}.name", f"{name!r}: names starting with '__' are reserved (e.g. __init__)"
-        )
+        raise read.error(f"{key}.name", f"{name!r}: names starting with '__' are reserved (e.g. __init__)")
     return FunctionConfig(
         name=name,
         expr=read.string(fields["expr"], f"{key}.expr"),
@@ -239,9 +215,7 @@ def _function(read: _Reader, entry: Any, key: str, default_order: int) -> Functi
     )
 
 
-def _check_unique(
-    read: _Reader, functions: list[FunctionConfig], normal: Callable[[str], str], what: str
-) -> None:
+def _check_unique(read: _Reader, functions: list[FunctionConfig], normal: Callable[[str], str], what: str) -> None:
     seen: dict[str, FunctionConfig] = {}
     for function in functions:
         other = seen.setdefault(normal(function.name), function)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+import numpy as np
 import sympy as sp
 
 from generator import judge, regimes
@@ -22,6 +23,8 @@ from generator.stabilize import RULES, optimize
 # Simplify only expressions this small: SymPy's simplify is superlinear and
 # the candidates without it are always available.
 SIMPLIFY_MAX_OPS = 60
+# Orders whose accuracy the docstring reports (higher ones cost more than they tell).
+MEASURED_ORDERS = 2
 
 Index = tuple[str, ...]
 
@@ -35,6 +38,7 @@ class Derivation:
     partials: dict[Index, sp.Expr]  # () is f itself
     rewrites: tuple[str, ...]
     order: int
+    accuracy: tuple[str, ...]  # one line per order measured
 
     def indices(self, k: int) -> list[Index]:
         """The distinct k-th partials, in a fixed order: combinations with replacement of the variables."""
@@ -78,7 +82,25 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
             partials[index] = _choose(candidates, raw[index], variables)
     if len(variables) == 1:
         partials = {idx: regimes.add_regimes(e, raw[idx], variables[0]) for idx, e in partials.items()}
-    return Derivation(variables, expr, partials, tuple(fired), order)
+    return Derivation(variables, expr, partials, tuple(fired), order, _accuracy(partials, raw, variables, order))
+
+
+def _accuracy(
+    partials: dict[Index, sp.Expr], raw: dict[Index, sp.Expr], variables: tuple[sp.Symbol, ...], order: int
+) -> tuple[str, ...]:
+    """Max and mean bits of error per order, over the judge's float32 sample points."""
+    lines = []
+    for k in range(min(order, MEASURED_ORDERS) + 1):
+        bits = [judge.accuracy(e, raw[idx], variables) for idx, e in partials.items() if len(idx) == k]
+        allbits = np.concatenate(bits) if bits else np.zeros(0)
+        if allbits.size == 0:
+            continue
+        label = "f" if k == 0 else f"order {k}"
+        lines.append(
+            f"{label}: max {allbits.max():.1f} bits, mean {allbits.mean():.2f} bits, "
+            f"{(allbits <= 3).mean():.1%} of {allbits.size} points within 3 bits"
+        )
+    return tuple(lines)
 
 
 def _choose(candidates: list[sp.Expr], truth: sp.Expr, variables: tuple[sp.Symbol, ...]) -> sp.Expr:

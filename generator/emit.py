@@ -37,7 +37,6 @@ def build_model(
     name: str,
     expression: str,
     command: str,
-    accuracy: tuple[str, ...] = (),
 ) -> ModuleModel:
     variables = tuple(v.name for v in derivation.variables)
     order = derivation.order
@@ -138,6 +137,6 @@ def build_model(
         levels=tuple(levels),
         docs=docs,
         rewrites=tuple(f"{r}: {_RULE_WHY[r]}" for r in derivation.rewrites),
-        accuracy=accuracy,
+        accuracy=derivation.accuracy,
         helpers=tuple(sorted(printer.helpers)),
     )

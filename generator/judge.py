@@ -137,6 +137,19 @@ def _mp_value(fn: Callable[..., object], point: np.ndarray) -> object:
     return None
 
 
+@functools.lru_cache(maxsize=256)
+def sample_reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> np.ndarray:
+    """`reference` at `sample_points`, computed once per expression."""
+    return reference(expr, symbols, sample_points(len(symbols)))
+
+
+def accuracy(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> np.ndarray:
+    """Bits of error of `expr` at the sample points where the truth is defined."""
+    truth = sample_reference(truth_expr, symbols)
+    bits = bits_of_error(evaluate32(expr, symbols, sample_points(len(symbols))), truth)
+    return bits[~np.isnan(truth)]
+
+
 def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
     """`expr` evaluated in float32 with NumPy stand-ins for the emitted ops."""
     fn = sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, "numpy"])
@@ -187,7 +200,7 @@ def best(
     if len(unique) == 1:
         return unique[0]
     points = sample_points(len(symbols))
-    truth = reference(truth_expr, symbols, points)
+    truth = sample_reference(truth_expr, symbols)
     scores = [score(c, symbols, points, truth) for c in unique]
     good_enough = min(scores) + TIE_BITS
     near = [(sp.count_ops(c), i) for i, (c, s) in enumerate(zip(unique, scores)) if s <= good_enough]
