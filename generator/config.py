@@ -113,13 +113,15 @@ class _Reader:
         if not isinstance(value, dict):
             raise self.error(key, f"expected a table, got {_describe(value)}")
         result: dict[str, Any] = {}
+        spelt: dict[str, str] = {}
         for raw in sorted(value):
             normal = raw.replace("-", "_")
             if normal not in allowed:
                 raise self.error(f"{key}.{raw}", f"unknown key; expected one of: {', '.join(sorted(allowed))}")
             if normal in result:
-                raise self.error(f"{key}.{raw}", f"given twice (as {normal!r} and {raw!r})")
+                raise self.error(f"{key}.{raw}", f"given twice (as {spelt[normal]!r} and {raw!r})")
             result[normal] = value[raw]
+            spelt[normal] = raw
         return result
 
     def string(self, value: Any, key: str) -> str:

@@ -38,6 +38,7 @@ COLUMN = {"generated": "tab:blue", "naive": "tab:orange", "reference": "black"}
 HELD_CANDIDATES = (0.5, 2.0, -0.5, 10.0)
 VALUE_RANGE = 8.0  # the values panels show x in [-8, 8]
 DEFAULT_POINTS = 600
+TICKS = (-1e30, -1e15, -1.0, 0.0, 1.0, 1e15, 1e30)  # for the symlog x axis of the error panels
 
 
 @dataclass(frozen=True)
@@ -293,12 +294,12 @@ def _plot(
                 label=f"{who}: max {bits.max(initial=0):.0f}",
             )
         bottom.set_xscale("symlog", linthresh=1e-30, linscale=0.5)
-        bottom.set_xticks([-1e30, -1e15, -1, 0, 1, 1e15, 1e30])
+        bottom.set_xticks(TICKS, [f"{t:g}" for t in TICKS])
         bottom.set_ylim(-1, 33)
         bottom.set_title(f"{label}: bits of error (NaN, wrong inf = 32)")
         bottom.set_xlabel(first)
         bottom.grid(alpha=0.3)
-        bottom.legend(loc="upper left", fontsize=8)
+        bottom.legend(loc="center left", fontsize=8, framealpha=0.9)
     axes[0][0].legend(loc="best", fontsize=8)
     figure.tight_layout()
     return figure
