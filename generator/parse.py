@@ -3,6 +3,16 @@
 The text goes through Python's ``ast`` parser only; each node is checked
 against a whitelist and turned into a SymPy object directly. Nothing the user
 writes is ever evaluated: no ``eval``, ``sympify`` or ``parse_expr``.
+
+Resources are bounded before SymPy sees anything: the text length, the nesting
+depth, the node count, the size of exponents and of constants (so that no
+input makes SymPy compute a huge exact number). Each node is checked as it is
+built, so an error points at the smallest piece of the text that causes it:
+a constant that is not a finite real float64 number (``acos(2)``, ``log(0)``,
+``10**400``), or a function whose argument SymPy can prove lies outside its
+real domain for every input (``log(-exp(x))``, ``sqrt(-1 - x**2)``).
+Expressions that are real somewhere are accepted; the generated module
+returns NaN where they are not.
 Hands on: a SymPy expression whose free symbols are the user's variables.
 """
 
@@ -10,10 +20,12 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import mpmath
 import sympy as sp
 
 from generator import primitives as prim
@@ -23,9 +35,52 @@ MAX_LENGTH = 2000
 MAX_DEPTH = 60
 MAX_NODES = 400
 MAX_NAME_LENGTH = 64
+# The largest |exponent| written or produced by combining powers ((x**1000)**2).
 MAX_INTEGER_EXPONENT = 1000
+# log2 of the largest constant the parser builds: float64 ends near 2**1024.
+MAX_CONSTANT_LOG2 = 1024
+# Source text quoted in a message is cut to this length; the caret shows where.
+MAX_QUOTE = 40
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+# Soft keywords of every Python version we support, so that the accepted names
+# do not depend on the interpreter (`type` became one in 3.12).
+SOFT_KEYWORDS = frozenset({"_", "case", "match", "type", *keyword.softkwlist})
+
+# Why a function's real value does not exist for any input, given its arguments; or None.
+DomainCheck = Callable[..., "str | None"]
+
+
+def _positive(u: sp.Expr) -> str | None:
+    return "its argument is never positive" if u.is_nonpositive else None
+
+
+def _nonnegative(u: sp.Expr) -> str | None:
+    return "its argument is always negative" if u.is_negative else None
+
+
+def _above_minus_one(u: sp.Expr) -> str | None:
+    return "its argument is never above -1" if (u + 1).is_nonpositive else None
+
+
+def _within_one(u: sp.Expr) -> str | None:
+    if (u - 1).is_positive or (u + 1).is_negative:
+        return "its argument is never in [-1, 1]"
+    return None
+
+
+def _at_least_one(u: sp.Expr) -> str | None:
+    return "its argument is always below 1" if (u - 1).is_negative else None
+
+
+def _inside_one(u: sp.Expr) -> str | None:
+    if (u - 1).is_nonnegative or (u + 1).is_nonpositive:
+        return "its argument is never in (-1, 1)"
+    return None
+
+
+def _second_positive(a: sp.Expr, b: sp.Expr) -> str | None:
+    return "its second argument is never positive" if b.is_nonpositive else None
 
 
 @dataclass(frozen=True)
@@ -35,6 +90,7 @@ class FunctionSpec:
     arity: int
     build: Callable[..., sp.Expr]
     summary: str
+    domain: DomainCheck | None = None
 
 
 def _abs(x: sp.Expr) -> sp.Expr:
@@ -43,24 +99,24 @@ def _abs(x: sp.Expr) -> sp.Expr:
 
 FUNCTIONS: dict[str, FunctionSpec] = {
     "exp": FunctionSpec(1, sp.exp, "e**x"),
-    "log": FunctionSpec(1, sp.log, "natural logarithm"),
-    "log1p": FunctionSpec(1, prim.log1p, "log(1 + x)"),
+    "log": FunctionSpec(1, sp.log, "natural logarithm", _positive),
+    "log1p": FunctionSpec(1, prim.log1p, "log(1 + x)", _above_minus_one),
     "expm1": FunctionSpec(1, prim.expm1, "exp(x) - 1"),
-    "log2": FunctionSpec(1, lambda x: sp.log(x) / sp.log(2), "base-2 logarithm"),
-    "log10": FunctionSpec(1, lambda x: sp.log(x) / sp.log(10), "base-10 logarithm"),
-    "sqrt": FunctionSpec(1, sp.sqrt, "square root"),
+    "log2": FunctionSpec(1, lambda x: sp.log(x) / sp.log(2), "base-2 logarithm", _positive),
+    "log10": FunctionSpec(1, lambda x: sp.log(x) / sp.log(10), "base-10 logarithm", _positive),
+    "sqrt": FunctionSpec(1, sp.sqrt, "square root", _nonnegative),
     "sin": FunctionSpec(1, sp.sin, "sine"),
     "cos": FunctionSpec(1, sp.cos, "cosine"),
     "tan": FunctionSpec(1, sp.tan, "tangent"),
     "sinh": FunctionSpec(1, sp.sinh, "hyperbolic sine"),
     "cosh": FunctionSpec(1, sp.cosh, "hyperbolic cosine"),
     "tanh": FunctionSpec(1, sp.tanh, "hyperbolic tangent"),
-    "asin": FunctionSpec(1, sp.asin, "inverse sine"),
-    "acos": FunctionSpec(1, sp.acos, "inverse cosine"),
+    "asin": FunctionSpec(1, sp.asin, "inverse sine", _within_one),
+    "acos": FunctionSpec(1, sp.acos, "inverse cosine", _within_one),
     "atan": FunctionSpec(1, sp.atan, "inverse tangent"),
     "asinh": FunctionSpec(1, sp.asinh, "inverse hyperbolic sine"),
-    "acosh": FunctionSpec(1, sp.acosh, "inverse hyperbolic cosine"),
-    "atanh": FunctionSpec(1, sp.atanh, "inverse hyperbolic tangent"),
+    "acosh": FunctionSpec(1, sp.acosh, "inverse hyperbolic cosine", _at_least_one),
+    "atanh": FunctionSpec(1, sp.atanh, "inverse hyperbolic tangent", _inside_one),
     "erf": FunctionSpec(1, sp.erf, "error function"),
     "erfc": FunctionSpec(1, sp.erfc, "complementary error function"),
     "abs": FunctionSpec(1, _abs, "absolute value"),
@@ -68,12 +124,14 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "softplus": FunctionSpec(1, prim.softplus, "log(1 + exp(x))"),
     "log_sigmoid": FunctionSpec(1, lambda x: -prim.softplus(-x), "log(sigmoid(x))"),
     "logaddexp": FunctionSpec(2, prim.logaddexp, "log(exp(a) + exp(b))"),
-    "log1mexp": FunctionSpec(1, prim.log1mexp, "log(1 - exp(-x))"),
-    "xlogy": FunctionSpec(2, prim.xlogy, "a * log(b), 0 where a == 0"),
+    "log1mexp": FunctionSpec(1, prim.log1mexp, "log(1 - exp(-x))", _positive),
+    "xlogy": FunctionSpec(2, prim.xlogy, "a * log(b), 0 where a == 0", _second_positive),
     "hypot": FunctionSpec(2, prim.hypot, "sqrt(a**2 + b**2)"),
 }
 
 CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "e": sp.E}
+
+_NOT_FINITE = (sp.nan, sp.zoo, sp.oo, -sp.oo)
 
 
 def _fail(message: str, text: str, node: ast.AST | None = None) -> GeneratorError:
@@ -89,17 +147,35 @@ def check_name(name: str, what: str = "variable") -> None:
         raise GeneratorError(
             f"{what} name {name!r} is not allowed: use ASCII letters, digits and '_', starting with a letter"
         )
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+    if keyword.iskeyword(name) or name in SOFT_KEYWORDS:
         raise GeneratorError(f"{what} name {name!r} is a Python keyword")
 
 
+def _log2_abs(value: sp.Expr) -> float:
+    """log2 |value| of a nonzero real number, computed without building the number."""
+    return float(mpmath.log(abs(mpmath.mpf(sp.N(value, 15))), 2))
+
+
+def _same_family(op: ast.operator, child: ast.AST) -> bool:
+    """True if `child` continues a chain like a + b - c or a * b / c (not nesting for the user)."""
+    if not isinstance(child, ast.BinOp):
+        return False
+    families = ((ast.Add, ast.Sub), (ast.Mult, ast.Div))
+    return any(isinstance(op, f) and isinstance(child.op, f) for f in families)
+
+
 class _Builder:
-    """Turns whitelisted AST nodes into SymPy expressions."""
+    """Turns whitelisted AST nodes into SymPy expressions, checking each result."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.nodes = 0
         self.symbols: dict[str, sp.Symbol] = {}
+
+    def quote(self, node: ast.AST) -> str:
+        """The source text of `node`, shortened for a message."""
+        segment = ast.get_source_segment(self.text, node) or "this part"
+        return segment if len(segment) <= MAX_QUOTE else segment[: MAX_QUOTE - 3] + "..."
 
     def build(self, node: ast.AST, depth: int = 0) -> sp.Expr:
         self.nodes += 1
@@ -110,18 +186,66 @@ class _Builder:
         method = getattr(self, f"_build_{type(node).__name__}", None)
         if method is None:
             raise _fail(_describe_rejected(node), self.text, node)
-        return method(node, depth + 1)
+        result = method(node, depth + 1)
+        self._check_result(result, node)
+        return result
+
+    def _check_result(self, result: sp.Expr, node: ast.AST) -> None:
+        """Reject a subexpression that is not real, not finite, or has an oversized exponent."""
+        if result.is_number:
+            self._check_constant(result, node)
+            return
+        if result.has(*_NOT_FINITE):
+            raise _fail(f"{self.quote(node)} is undefined (infinite or NaN)", self.text, node)
+        if result.has(sp.I):
+            raise _fail(f"{self.quote(node)} is not real for any real input", self.text, node)
+        powers = [result, *result.args] if isinstance(result, sp.Mul) else [result]
+        for power in powers:
+            if isinstance(power, sp.Pow) and power.exp.is_number and abs(power.exp) > MAX_INTEGER_EXPONENT:
+                raise _fail(
+                    f"{self.quote(node)} has exponent {power.exp}, which is too large "
+                    f"(limit {MAX_INTEGER_EXPONENT})",
+                    self.text,
+                    node,
+                )
+
+    def _check_constant(self, value: sp.Expr, node: ast.AST) -> None:
+        """A constant must be a finite real number in float64 range.
+
+        Every part of `value` has passed this check already, so evaluating it
+        is cheap: its arguments are modest floats.
+        """
+        definition = prim.naive(value)
+        if definition.has(*_NOT_FINITE):
+            raise _fail(f"{self.quote(node)} is undefined (infinite or NaN)", self.text, node)
+        try:
+            number = complex(sp.N(definition, 17))
+        except (TypeError, ValueError, OverflowError):
+            raise _fail(f"{self.quote(node)} cannot be evaluated as a real number", self.text, node) from None
+        if number.imag != 0:
+            raise _fail(f"{self.quote(node)} is not a real number", self.text, node)
+        if not math.isfinite(number.real):
+            raise _fail(f"{self.quote(node)} is too large for float64", self.text, node)
 
     def _build_Constant(self, node: ast.Constant, depth: int) -> sp.Expr:
         value = node.value
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or value is None or value is Ellipsis:
+            kind = "bool" if isinstance(value, bool) else repr(value)
+            raise _fail(f"{kind} literals are not allowed; only numbers", self.text, node)
+        if not isinstance(value, (int, float)):
             kind = "string" if isinstance(value, (str, bytes)) else type(value).__name__
             raise _fail(f"{kind} literals are not allowed; only numbers", self.text, node)
         if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                raise _fail("number is not finite", self.text, node)
-            source = ast.get_source_segment(self.text, node) or repr(value)
-            return sp.Rational(source.replace("_", ""))
+            if not math.isfinite(value):
+                raise _fail("number is not finite (too large for float64)", self.text, node)
+            source = (ast.get_source_segment(self.text, node) or repr(value)).replace("_", "")
+            if value == 0.0:
+                # Exact zero, or a literal below the float64 range: building it exactly
+                # could take a denominator of 10**(10**8) digits.
+                if any(digit in "123456789" for digit in re.split("[eE]", source)[0]):
+                    raise _fail("number is too small for float64 (it rounds to 0)", self.text, node)
+                return sp.Integer(0)
+            return sp.Rational(source)
         return sp.Integer(value)
 
     def _build_Name(self, node: ast.Name, depth: int) -> sp.Expr:
@@ -141,17 +265,18 @@ class _Builder:
         return self.symbols[name]
 
     def _build_UnaryOp(self, node: ast.UnaryOp, depth: int) -> sp.Expr:
+        if not isinstance(node.op, (ast.USub, ast.UAdd)):
+            raise _fail(f"operator {_OPERATOR_TEXT.get(type(node.op), '?')!r} is not allowed", self.text, node)
         operand = self.build(node.operand, depth)
-        if isinstance(node.op, ast.USub):
-            return -operand
-        if isinstance(node.op, ast.UAdd):
-            return operand
-        raise _fail(f"operator {_OPERATOR_TEXT.get(type(node.op), '?')!r} is not allowed", self.text, node)
+        return -operand if isinstance(node.op, ast.USub) else operand
 
     def _build_BinOp(self, node: ast.BinOp, depth: int) -> sp.Expr:
-        left = self.build(node.left, depth)
-        right = self.build(node.right, depth)
         op = type(node.op)
+        if op not in (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow):
+            raise _fail(f"operator {_OPERATOR_TEXT.get(op, '?')!r} is not allowed", self.text, node)
+        # A long sum or product is a chain, not nesting: only its operands count as deeper.
+        left = self.build(node.left, depth - 1 if _same_family(node.op, node.left) else depth)
+        right = self.build(node.right, depth)
         if op is ast.Add:
             return left + right
         if op is ast.Sub:
@@ -162,13 +287,37 @@ class _Builder:
             if right.is_zero:
                 raise _fail("division by zero", self.text, node)
             return left / right
-        if op is ast.Pow:
-            if right.is_Integer and abs(int(right)) > MAX_INTEGER_EXPONENT:
-                raise _fail(f"exponent {right} is too large (limit {MAX_INTEGER_EXPONENT})", self.text, node.right)
-            if left.is_zero and right.is_number and right.is_negative:
+        return self._power(node, left, right)
+
+    def _power(self, node: ast.BinOp, base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
+        if exponent.is_number and abs(exponent) > MAX_INTEGER_EXPONENT:
+            raise _fail(
+                f"exponent {self.quote(node.right)} is too large (limit {MAX_INTEGER_EXPONENT})", self.text, node.right
+            )
+        if base.is_zero:
+            if exponent.is_number and exponent.is_negative:
                 raise _fail("division by zero", self.text, node)
-            return sp.Pow(left, right)
-        raise _fail(f"operator {_OPERATOR_TEXT.get(op, '?')!r} is not allowed", self.text, node)
+            if not exponent.is_number:
+                raise _fail(
+                    f"{self.quote(node)}: 0 to a variable power is not differentiable (its derivative has log(0))",
+                    self.text,
+                    node,
+                )
+        elif base.is_number and exponent.is_number:
+            # SymPy would compute (3/2)**(10**300) exactly; refuse what cannot be a float64.
+            if abs(float(exponent) * _log2_abs(base)) > MAX_CONSTANT_LOG2:
+                raise _fail(f"{self.quote(node)} is out of the float64 range", self.text, node)
+        if exponent.is_integer is not True and not base.is_number and base.is_negative:
+            raise _fail(
+                f"{self.quote(node)} is not real for any real input: a negative base to a non-integer power",
+                self.text,
+                node,
+            )
+        if not exponent.is_number and base.is_number and base.is_negative:
+            raise _fail(
+                f"{self.quote(node)} is not real: a negative base to a variable power", self.text, node
+            )
+        return sp.Pow(base, exponent)
 
     def _build_Call(self, node: ast.Call, depth: int) -> sp.Expr:
         if not isinstance(node.func, ast.Name):
@@ -188,7 +337,13 @@ class _Builder:
                 self.text,
                 node,
             )
-        return spec.build(*(self.build(arg, depth) for arg in node.args))
+        args = [self.build(arg, depth) for arg in node.args]
+        # Constants are checked by value once built (acos(2) is not a real number).
+        if spec.domain is not None and not all(a.is_number for a in args):
+            reason = spec.domain(*args)
+            if reason is not None:
+                raise _fail(f"{self.quote(node)} is not real for any real input: {reason}", self.text, node)
+        return spec.build(*args)
 
 
 _OPERATOR_TEXT: dict[type, str] = {
@@ -233,27 +388,55 @@ def _describe_rejected(node: ast.AST) -> str:
     return _REJECTED.get(type(node), f"{type(node).__name__} is not allowed in an expression")
 
 
+def _check_characters(text: str) -> None:
+    """One line of printable ASCII (tabs allowed), without comments."""
+    for column, char in enumerate(text):
+        if char in "\n\r":
+            raise GeneratorError("the expression must be on one line", source=text, column=column)
+    for column, char in enumerate(text):
+        if not char.isascii():
+            raise GeneratorError(
+                f"non-ASCII character {char!r} (U+{ord(char):04X}) in the expression; "
+                "names and operators must be ASCII",
+                source=text,
+                column=column,
+            )
+        if not char.isprintable() and char != "\t":
+            raise GeneratorError(
+                f"control character U+{ord(char):04X} in the expression", source=text, column=column
+            )
+        if char == "#":
+            raise GeneratorError("comments ('#') are not allowed in the expression", source=text, column=column)
+
+
+def _syntax_error(exc: SyntaxError, stripped: str, text: str, offset: int) -> GeneratorError:
+    """A GeneratorError for Python's SyntaxError, with the caret where the problem is."""
+    reason = (exc.msg or "invalid syntax").split(" (")[0]
+    if reason.startswith("invalid syntax. Perhaps you forgot a comma"):
+        reason = "missing operator between two terms"
+    if not exc.offset or exc.offset > len(stripped):
+        # Python reports offset 0 when the input stops in the middle of an expression (`x +`).
+        if reason == "invalid syntax":
+            reason = "unexpected end of the expression"
+        return GeneratorError(f"syntax error: {reason}", source=text, column=len(stripped) + offset)
+    return GeneratorError(f"syntax error: {reason}", source=text, column=exc.offset - 1 + offset)
+
+
 def parse(text: str) -> sp.Expr:
     """Parse `text` into a SymPy expression over real symbols, or raise GeneratorError."""
     if not isinstance(text, str) or not text.strip():
         raise GeneratorError("the expression is empty")
     if len(text) > MAX_LENGTH:
         raise GeneratorError(f"the expression is {len(text)} characters long; the limit is {MAX_LENGTH}")
-    if "\n" in text or "\r" in text:
-        raise GeneratorError("the expression must be on one line", source=text, column=text.find("\n"))
-    if not text.isascii():
-        column = next(i for i, ch in enumerate(text) if not ch.isascii())
-        raise GeneratorError("non-ASCII character in the expression", source=text, column=column)
+    _check_characters(text)
     stripped = text.strip()
     offset = text.index(stripped[0])
     try:
         tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
-        column = (exc.offset or 1) - 1 + offset
-        reason = (exc.msg or "invalid syntax").split(" (")[0]
-        raise GeneratorError(f"syntax error: {reason}", source=text, column=column) from None
+        raise _syntax_error(exc, stripped, text, offset) from None
     except (ValueError, RecursionError, MemoryError):
-        raise GeneratorError("the expression could not be parsed", source=text, column=0) from None
+        raise GeneratorError("the expression could not be parsed (is it nested too deeply?)") from None
     builder = _Builder(stripped)
     try:
         expr = builder.build(tree.body)
@@ -266,6 +449,6 @@ def parse(text: str) -> sp.Expr:
         raise GeneratorError("expression is nested too deeply") from None
     if not expr.free_symbols:
         raise GeneratorError("the expression has no variable: it is a constant", source=text, column=offset)
-    if expr.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+    if expr.has(*_NOT_FINITE):
         raise GeneratorError("the expression is undefined (it simplifies to nan or infinity)", source=text, column=offset)
     return expr

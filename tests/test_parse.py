@@ -281,11 +281,6 @@ def test_rejects_dangling_operator():
     assert error.message.startswith("syntax error")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: parse('x +') reports column 0 (the caret under 'x'); Python gives SyntaxError.offset=0 "
-    "(end of input) and parse turns that into column 0 instead of the end of the text",
-)
 @pytest.mark.parametrize("text", ["x +", "x ** "])
 def test_dangling_operator_column_points_at_the_end(text):
     error = reject(text)
