@@ -17,12 +17,14 @@ import numpy as np
 import sympy as sp
 
 from generator import judge, regimes
+from generator.budget import OutOfTime, time_budget
 from generator.errors import GeneratorError
 from generator.stabilize import RULES, optimize
 
 # Simplify only expressions this small: SymPy's simplify is superlinear and
 # the candidates without it are always available.
 SIMPLIFY_MAX_OPS = 60
+SIMPLIFY_SECONDS = 5.0  # a safety net only: SIMPLIFY_MAX_OPS keeps simplify cheap and deterministic
 # Orders whose accuracy the docstring reports (higher ones cost more than they tell).
 MEASURED_ORDERS = 2
 
@@ -78,7 +80,11 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
             raw[index] = sp.diff(raw[index[:-1]], var)
             candidates = [stable(sp.diff(partials[index[:-1]], var)), stable(raw[index])]
             if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
-                candidates.append(stable(sp.simplify(raw[index])))
+                try:
+                    with time_budget(SIMPLIFY_SECONDS):
+                        candidates.append(stable(sp.simplify(raw[index])))
+                except OutOfTime:
+                    pass
             partials[index] = _choose(candidates, raw[index], variables)
     if len(variables) == 1:
         partials = {idx: regimes.add_regimes(e, raw[idx], variables[0]) for idx, e in partials.items()}

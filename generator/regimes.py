@@ -22,9 +22,16 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
+from generator.budget import OutOfTime, time_budget
 from generator.primitives import away, clip, naive, polyval
 
 SERIES_TERMS = 18
+# Size limits keep SymPy's series and limits cheap and make the output
+# deterministic; the time budget is only a safety net for pathological input
+# (hitting it could make output depend on machine speed).
+SERIES_MAX_OPS = 40
+LIMIT_PROBES = (40, 80, 160, 320)  # evaluate at sign * 10**k
+SYMPY_SECONDS = 5.0
 SERIES_THRESHOLDS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
 NEAR_ZERO = 1.0
 FAR_OUT = 8.0
@@ -58,11 +65,8 @@ def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr:
 def _asymptote_regime(
     expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray, reference: np.ndarray
 ) -> sp.Expr | None:
-    try:
-        limit = sp.limit(naive(truth), x, sign * sp.oo)
-    except (NotImplementedError, ValueError, TypeError, RecursionError):
-        return None
-    if not (limit.is_real and limit.is_finite):
+    limit = _numeric_limit(truth, x, sign)
+    if limit is None:
         return None
     side = (sign * xs > 0) & ~np.isnan(reference)
     mags = np.sort(np.abs(xs[side]))
@@ -84,10 +88,38 @@ def _asymptote_regime(
     return sp.Piecewise((limit, condition), (inner, True))
 
 
+def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
+    """The limit at sign*infinity, read off mpmath values far out, when they have settled.
+
+    Cheaper and more predictable than sp.limit; a limit that has not settled
+    to 12 digits by 10**320 is not used.
+    """
+    fn = judge._mp_function(truth, (x,))
+    values = []
+    with mpmath.workdps(50):
+        for k in LIMIT_PROBES:
+            try:
+                value = fn(mpmath.mpf(sign) * mpmath.mpf(10) ** k)
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                return None
+            if not isinstance(value, mpmath.mpf) or not mpmath.isfinite(value):
+                return None
+            values.append(value)
+        if all(abs(v) < mpmath.mpf(10) ** -100 for v in values[1:]):
+            return sp.Integer(0)
+        last = values[-1]
+        if all(abs(v - last) <= mpmath.mpf(10) ** -12 * abs(last) for v in values[1:]):
+            return sp.Float(float(last), 17)
+    return None
+
+
 def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
+    if sp.count_ops(naive(truth)) > SERIES_MAX_OPS:
+        return None
     try:
-        series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
-    except (NotImplementedError, ValueError, TypeError, RecursionError):
+        with time_budget(SYMPY_SECONDS):
+            series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
+    except (NotImplementedError, ValueError, TypeError, RecursionError, OutOfTime):
         return None
     if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):
         return None
