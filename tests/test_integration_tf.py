@@ -162,6 +162,77 @@ def test_xla_two_inputs_value_first_second(logaddexp):
     np.testing.assert_allclose(hyy, s * t, rtol=2e-6, atol=TINY32)
 
 
+# --------------------------------------------------------------------------- tf.function boundaries
+
+
+def nested_second(call, x, y):
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            v = call(x, y)
+        g = inner.gradient(v, x)
+    return outer.gradient(g, x)
+
+
+def test_second_order_with_tapes_and_function_in_one_graph(softplus, logaddexp):
+    x = tf.constant([-3.0, 0.0, 2.0], tf.float64)
+    y = tf.constant([1.0, 0.0, -1.0], tf.float64)
+    got = tf.function(lambda x, y: nested_second(lambda a, b: softplus(a) + logaddexp(a, b), x, y))(x, y)
+    s, t = sigmoid(x.numpy() - y.numpy()), sigmoid(y.numpy() - x.numpy())
+    np.testing.assert_allclose(got.numpy(), softplus_ref(x.numpy())[2] + s * t, rtol=1e-13)
+
+
+def nested(call, xs, order):
+    """d^order call(*xs) / dx0^order with nested (non-persistent) tapes."""
+    tapes = [tf.GradientTape() for _ in range(order)]
+    for tape in tapes:
+        tape.__enter__()
+        tape.watch(xs[0])
+    current = call(*xs)
+    for tape in reversed(tapes):
+        tape.__exit__(None, None, None)
+        current = tape.gradient(current, xs[0])
+    return current
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=(TypeError, ValueError),
+    reason=(
+        "nested custom-gradient levels close over tensors of enclosing levels' graphs; when the "
+        "generated function runs inside a tf.function and the tapes are outside it, TF builds each "
+        "higher-order gradient in its own graph, and a closure reaching two or more levels up raises "
+        "'TypeError: <tf.Tensor 'x:0'> is out of scope' (InaccessibleTensorError when the tapes are "
+        "in another tf.function). See docs/integration.md."
+    ),
+)
+@pytest.mark.parametrize("tapes", ["eager", "tf.function"])
+@pytest.mark.parametrize(
+    "expression, variables, order, derivative",
+    [
+        # f'' uses x itself, two levels up
+        pytest.param("log(1+exp(x))", ("x",), 2, 2, id="softplus-o2-d2"),
+        # level 1's gradient passes x, y to the level-2 custom function
+        pytest.param("log(exp(x)+exp(y))", ("x", "y"), 3, 2, id="logaddexp-o3-d2"),
+        pytest.param("log(exp(x)+exp(y))", ("x", "y"), 3, 3, id="logaddexp-o3-d3"),
+    ],
+)
+def test_higher_order_across_tf_function_boundary(gen_dir, expression, variables, order, derivative, tapes):
+    """A tf.function (e.g. a tf.Module's __call__) containing the function, differentiated twice from outside."""
+    fn = load_generated(gen_dir, expression, f"boundary{len(variables)}", variables, order=order)
+    compiled = tf.function(fn)
+    xs = [tf.constant([-3.0, 0.0, 2.0], tf.float64), tf.constant([1.0, 0.0, -1.0], tf.float64)][: len(variables)]
+    run = (lambda: nested(compiled, xs, derivative)) if tapes == "eager" else tf.function(
+        lambda: nested(compiled, xs, derivative)
+    )
+    got = run().numpy()
+    z = (xs[0] - xs[1]).numpy() if len(xs) == 2 else xs[0].numpy()
+    s, t = sigmoid(z), sigmoid(-z)
+    want = s * t if derivative == 2 else s * t * (t - s)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
 # --------------------------------------------------------------------------- MirroredStrategy
 
 MIRRORED_SCRIPT = textwrap.dedent(
