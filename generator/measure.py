@@ -207,6 +207,14 @@ def _widened(lo: mpmath.mpf, hi: mpmath.mpf) -> object:
     return _enclose(lo, hi) * _enclose(mpmath.fsub(1, slack, exact=True), mpmath.fadd(1, slack, exact=True))
 
 
+def _result(argument: tuple[mpmath.mpf, mpmath.mpf], lo: mpmath.mpf, hi: mpmath.mpf) -> object:
+    """A function's value [lo, hi], widened outward; but at the argument 0, where the functions
+    here take 0, 1 or an irrational value, an integer value is exact (exp(0) is 1, not about 1)."""
+    if argument[0] == argument[1] == 0 and lo == hi and lo == int(lo):
+        return _exact(int(lo))
+    return _widened(lo, hi)
+
+
 def _point(fn: Callable[[mpmath.mpf], mpmath.mpf], x: mpmath.mpf) -> mpmath.mpf:
     """fn(x) by plain mpmath with 20 guard bits; _Complex where it is not real."""
     with mpmath.workprec(iv.prec + 20):
@@ -237,7 +245,7 @@ def _monotone(
         ends = [_point(fn, lo), _point(fn, hi)]
         if any(mpmath.isinf(e) for e in ends):  # atanh(1), ...: a true infinity at an end
             raise _Unsure
-        return _widened(min(ends), max(ends))
+        return _result((lo, hi), min(ends), max(ends))
 
     return apply
 
@@ -249,12 +257,36 @@ def _widened_iv(fn: Callable[[object], object]) -> Callable[[object], object]:
         with mpmath.workprec(iv.prec):
             result = fn(v)
         lo, hi = _ends(result)
-        return result if mpmath.isinf(lo) or mpmath.isinf(hi) else _widened(lo, hi)
+        return result if mpmath.isinf(lo) or mpmath.isinf(hi) else _result(_ends(v), lo, hi)
 
     return apply
 
 
-_exp = _monotone(mpmath.exp)
+def _exp_point(x: mpmath.mpf) -> mpmath.mpf:
+    """exp(x) by reduction modulo log(2). Above 600 bits mpmath raises e to the power x,
+    which takes a tenth of a second for x = 1e300."""
+    if abs(x) < 256:
+        return mpmath.exp(x)
+    magnitude = int(mpmath.mag(x))
+    with mpmath.extraprec(magnitude + 10):
+        n = mpmath.floor(x / mpmath.ln2)
+        y = mpmath.ldexp(mpmath.exp(x - n * mpmath.ln2), int(n))
+    return +y
+
+
+def _sinh_point(x: mpmath.mpf) -> mpmath.mpf:
+    return mpmath.sinh(x) if abs(x) < 1 else (_exp_point(x) - _exp_point(-x)) / 2
+
+
+def _cosh_point(x: mpmath.mpf) -> mpmath.mpf:
+    return (_exp_point(x) + _exp_point(-x)) / 2
+
+
+def _tanh_point(x: mpmath.mpf) -> mpmath.mpf:
+    return mpmath.tanh(x) if abs(x) < 1 else mpmath.sign(x) * (1 - 2 / (_exp_point(2 * abs(x)) + 1))
+
+
+_exp = _monotone(_exp_point)
 
 
 def _inverse(v: object) -> object:
@@ -296,8 +328,8 @@ def _pow(base: object, p: int, q: int) -> object:
 def _cosh(v: object) -> object:
     lo, hi = _ends(v)
     if lo >= 0 or hi <= 0:
-        return _monotone(mpmath.cosh)(v)
-    return _widened(mpmath.mpf(1), max(_point(mpmath.cosh, lo), _point(mpmath.cosh, hi)))
+        return _monotone(_cosh_point)(v)
+    return _widened(mpmath.mpf(1), max(_point(_cosh_point, lo), _point(_cosh_point, hi)))
 
 
 def _sign(v: object) -> object:
@@ -333,9 +365,9 @@ INTERVAL_FUNCTIONS: dict[str, Callable[..., object]] = {
     "sin": _widened_iv(iv.sin),
     "cos": _widened_iv(iv.cos),
     "tan": _widened_iv(iv.tan),
-    "sinh": _monotone(mpmath.sinh),
+    "sinh": _monotone(_sinh_point),
     "cosh": _cosh,
-    "tanh": _monotone(mpmath.tanh),
+    "tanh": _monotone(_tanh_point),
     "asin": _monotone(mpmath.asin, (-1.0, 1.0)),
     "acos": _monotone(mpmath.acos, (-1.0, 1.0)),
     "atan": _monotone(mpmath.atan),
