@@ -110,6 +110,15 @@ PRIMED_LEVELS = textwrap.dedent(
 )
 
 VEC = tf.TensorSpec([None], tf.float64)
+NAMES = [
+    "softplus",
+    "softplus_signature",
+    "softplus_o1",
+    "logaddexp",
+    "logaddexp_signature",
+    "primed",
+    "primed_signature",
+]
 
 
 def second_order(fn, *xs):
@@ -136,6 +145,8 @@ def saved(tmp_path_factory):
     primed = import_file(code / "primed.py", "primed_levels").logaddexp
 
     class Softplus(tf.Module):
+        """softplus(w * x), with a variable like any model."""
+
         def __init__(self, fn):
             super().__init__()
             self.fn = fn
@@ -148,6 +159,7 @@ def saved(tmp_path_factory):
         def __call__(self, x):
             return self.forward(x)
 
+    class SoftplusWithSignature(Softplus):
         @tf.function(input_signature=[VEC])
         def derivatives(self, x):
             # the tapes and the generated function in one graph: calling the tf.function
@@ -173,8 +185,10 @@ def saved(tmp_path_factory):
     options = tf.saved_model.SaveOptions(**SAVE_OPTIONS)
     for name, module in (
         ("softplus", Softplus(softplus)),
-        ("softplus_o1", Softplus(softplus_o1)),
-        ("logaddexp", TwoInputsWithSignature(logaddexp)),
+        ("softplus_signature", SoftplusWithSignature(softplus)),
+        ("softplus_o1", SoftplusWithSignature(softplus_o1)),
+        ("logaddexp", TwoInputs(logaddexp)),
+        ("logaddexp_signature", TwoInputsWithSignature(logaddexp)),
         ("primed", TwoInputs(primed)),
         ("primed_signature", TwoInputsWithSignature(primed)),
     ):
@@ -185,7 +199,7 @@ def saved(tmp_path_factory):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     env.pop("PYTHONPATH", None)
     proc = subprocess.run(
-        [sys.executable, str(script), str(root)], capture_output=True, text=True, timeout=300, env=env, cwd=root
+        [sys.executable, str(script), str(root), *NAMES], capture_output=True, text=True, timeout=300, env=env, cwd=root
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -198,7 +212,7 @@ LOADER = textwrap.dedent(
     import tensorflow as tf
 
     assert "generator" not in sys.modules
-    root = sys.argv[1]
+    root, NAMES = sys.argv[1], sys.argv[2:]
     X = tf.constant([-30.0, -3.0, 0.0, 0.75, 2.0, 40.0], tf.float64)
     Y = tf.constant([-29.0, 1.0, 0.0, -0.5, 2.0, -40.0], tf.float64)
 
@@ -241,7 +255,7 @@ LOADER = textwrap.dedent(
                 entered.pop().__exit__(None, None, None)
 
     report = {}
-    for name in ("softplus", "softplus_o1", "logaddexp", "primed", "primed_signature"):
+    for name in NAMES:
         warnings.clear()
         m = tf.saved_model.load(f"{root}/{name}")
         xs = (X,) if name.startswith("softplus") else (X, Y)
@@ -323,15 +337,15 @@ def succeeded(entry, what):
 
 # ------------------------------------------------------------------- what works
 
-ALL = ["softplus", "softplus_o1", "logaddexp", "primed", "primed_signature"]
-GENERATED_ORDER_2 = ["softplus", "logaddexp"]
+GENERATED_ORDER_2 = ["softplus", "logaddexp"]  # call only
+WITH_SIGNATURE = ["softplus_signature", "logaddexp_signature", "primed_signature"]
 
 
 def expected(name):
     return softplus_expected() if name.startswith("softplus") else logaddexp_expected()
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", NAMES)
 def test_values_and_first_derivatives_through_loaded_call(saved, name):
     """One (non-persistent) tape around the loaded call: value, d/dx, and d/dw for the module's variable."""
     got = succeeded(saved[name], "first")
@@ -339,12 +353,18 @@ def test_values_and_first_derivatives_through_loaded_call(saved, name):
     check(got, {k: v for k, v in expected(name).items() if k in ("f", "d1_0", "d1_1")})
 
 
-@pytest.mark.parametrize("name", ["softplus", "logaddexp", "primed_signature"])
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("softplus", "softplus_signature")])
+def test_first_order_with_persistent_tape_through_loaded_call(saved, name):
+    got = succeeded(saved[name], "first_persistent")
+    check(got, {k: v for k, v in expected(name).items() if k in ("f", "d1_0", "d1_1")})
+
+
+@pytest.mark.parametrize("name", WITH_SIGNATURE)
 def test_exported_signature_with_nested_tapes_gives_second_order(saved, name):
     """Workaround (a): trace f, f', f'' inside the module and export that function."""
     got = succeeded(saved[name], "signature")
     want = expected(name)
-    if name == "softplus":
+    if name.startswith("softplus"):
         check(got, {"f": want["f"], "d1": want["d1_0"], "d2": want["d2_0"]})
     else:
         check(
@@ -362,7 +382,6 @@ def test_order_1_module_differentiates_to_any_order_after_loading(saved):
     entry = saved["softplus_o1"]
     assert not any("unsaved custom gradients" in w for w in entry["load_warnings"])
     want = softplus_expected()
-    check(succeeded(entry, "first_persistent"), {k: want[k] for k in ("f", "d1_0", "d1_1")})
     for what in ("second_eager", "third_eager"):
         got = succeeded(entry, what)
         for key in ("d2_0", "d3_0"):
@@ -376,7 +395,6 @@ def test_primed_closure_free_levels_survive_savedmodel_to_third_order(saved):
     entry = saved["primed"]
     assert not any("unsaved custom gradients" in w for w in entry["load_warnings"]), entry["load_warnings"]
     want = logaddexp_expected()
-    check(succeeded(entry, "first_persistent"), {k: want[k] for k in ("f", "d1_0", "d1_1")})
     check(succeeded(entry, "second_eager"), want)
     check(succeeded(entry, "third_eager"), want)
     np.testing.assert_allclose(succeeded(entry, "second_graph"), want["d2_0"], rtol=1e-12)
@@ -385,10 +403,14 @@ def test_primed_closure_free_levels_survive_savedmodel_to_third_order(saved):
 # ------------------------------------------------------------------- the limitations
 
 
-def test_generated_order_2_warns_of_unsaved_inner_custom_gradient(saved):
-    """Documents the cause of the xfails below: the level-1 custom gradient is not in the SavedModel."""
-    for name in GENERATED_ORDER_2:
-        assert any("unsaved custom gradients" in w for w in saved[name]["load_warnings"]), name
+@pytest.mark.parametrize("name", ["softplus", "logaddexp", "softplus_signature", "logaddexp_signature"])
+def test_generated_order_2_warns_of_unsaved_inner_custom_gradient(saved, name):
+    """Documents the cause of the xfails below: the level-1 custom gradient is not in the SavedModel.
+
+    Expected to fail once the template adopts the primed closure-free levels (docs/integration.md):
+    then delete this test.
+    """
+    assert any("unsaved custom gradients" in w for w in saved[name]["load_warnings"])
 
 
 UNSAVED = (
@@ -398,27 +420,22 @@ UNSAVED = (
 )
 
 
-@pytest.mark.parametrize("name", ["softplus_o1", "logaddexp", "primed", "primed_signature"])
-def test_first_order_with_persistent_tape_through_loaded_call(saved, name):
-    got = succeeded(saved[name], "first_persistent")
-    check(got, {k: v for k, v in expected(name).items() if k in ("f", "d1_0", "d1_1")})
-
-
 @pytest.mark.xfail(
     strict=True,
     reason=UNSAVED
     + " When the loaded call captures a variable (softplus(w*x) here), a persistent tape makes TF build"
     " the higher-order backward function, which needs that already at first order.",
 )
-def test_first_order_with_persistent_tape_through_loaded_call_with_variable(saved):
-    got = succeeded(saved["softplus"], "first_persistent")
+@pytest.mark.parametrize("name", ["softplus", "softplus_signature"])
+def test_first_order_with_persistent_tape_through_loaded_call_with_variable(saved, name):
+    got = succeeded(saved[name], "first_persistent")
     check(got, {k: v for k, v in softplus_expected().items() if k in ("f", "d1_0", "d1_1")})
 
 
 @pytest.mark.xfail(strict=True, reason=UNSAVED)
 @pytest.mark.parametrize("name", GENERATED_ORDER_2)
-@pytest.mark.parametrize("how", ["second_eager", "second_graph"])
-def test_second_order_through_loaded_call(saved, name, how):
+@pytest.mark.parametrize("how", ["second_eager", "third_eager", "second_graph"])
+def test_higher_order_through_loaded_call(saved, name, how):
     value = succeeded(saved[name], how)
     want = expected(name)
     if how == "second_graph":
@@ -430,11 +447,13 @@ def test_second_order_through_loaded_call(saved, name, how):
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "TF limitation even with the primed structure: a signature that differentiates through a level "
-        "makes TF add a rewritten copy of that level's function to the SavedModel; the saver traces one "
-        "gradient per custom-gradient op type and binds its captures to one copy, so the loaded call's "
-        "second tape raises 'TypeError: <tf.Tensor 'x_0:0'> is out of scope'."
+        "TF limitation, also with the primed structure: a signature that differentiates through a level "
+        "twice makes TF add a rewritten copy of that level's function to the SavedModel; the saver traces "
+        "one gradient per custom-gradient op type and binds its captures to one copy, so the loaded call's "
+        "second tape raises 'TypeError: <tf.Tensor 'x_0:0'> is out of scope' (generated order-2 modules: "
+        "LookupError as above). Export the derivatives signature, or second order through the call, not both."
     ),
 )
-def test_primed_levels_with_a_differentiating_signature_second_order_through_call(saved):
-    check(succeeded(saved["primed_signature"], "second_eager"), logaddexp_expected())
+@pytest.mark.parametrize("name", WITH_SIGNATURE)
+def test_second_order_through_loaded_call_next_to_a_derivatives_signature(saved, name):
+    check(succeeded(saved[name], "second_eager"), expected(name))
