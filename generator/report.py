@@ -66,9 +66,9 @@ class Section:
 
 def write_report(config: Config, out: Path, names: Sequence[str] | None = None, points: int = DEFAULT_POINTS) -> Path:
     """Evaluate the chosen functions (default: all), write `out`/report.md and the plots."""
+    functions = _choose(config, names)
     plt = _pyplot()
     tf = _tensorflow()
-    functions = _choose(config, names)
     out.mkdir(parents=True, exist_ok=True)
     sections = []
     with tempfile.TemporaryDirectory(prefix="generator-report-") as scratch:
