@@ -16,7 +16,7 @@ import sympy as sp
 ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth")
 # Module-level names of the generated file (templates/module.py.j2 and templates/helpers/).
 MODULE_NAMES = frozenset(
-    {"tf", "_HALF_DTYPES", "_float_inputs", "_broadcast", "_hypot", "_logaddexp", "_log1mexp", "_logcosh"}
+    {"tf", "_HALF_DTYPES", "_float_inputs", "_broadcast", "_hypot", "_logaddexp", "_log1mexp", "_logcosh", "_polyval"}
 )
 RESERVED = MODULE_NAMES
 MAX_TEMP_NAME = 28

@@ -160,7 +160,8 @@ class TFPrinter(StrPrinter):
         if func is prim.polyval:
             coeffs, x = expr.args
             listed = ", ".join(self._print_number(c) for c in coeffs)
-            return f"tf.math.polyval([{listed}], {self._print(x)})"
+            self.helpers.add("_polyval")
+            return f"_polyval([{listed}], {self._print(x)})"
         if func is prim.clip:
             return self._print_clip(expr)
         if func is prim.away:
