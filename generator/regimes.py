@@ -34,16 +34,22 @@ LIMIT_PROBES = (40, 80, 160, 320)  # evaluate at sign * 10**k
 SYMPY_SECONDS = 5.0
 SERIES_THRESHOLDS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
 NEAR_ZERO = 1.0
+FLOAT_MAX = sp.Float(3.4028234663852886e38, 17)
 FAR_OUT = 8.0
 
 
-def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr:
-    """`expr` with asymptote and series regimes where measurement shows it needs them."""
+def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) -> sp.Expr:
+    """`expr` with asymptote and series regimes where measurement shows it needs them.
+
+    Only points where `domain` (the function itself) is real count: outside
+    f's domain a derivative's value is of no use.
+    """
     points = judge.grid().astype(np.float64)[None, :]
     reference = judge.reference(truth, (x,), points)
-    defined = ~np.isnan(reference)
+    defined = ~np.isnan(reference) & ~np.isnan(judge.reference(domain, (x,), points))
     if not defined.any():
         return expr
+    reference = np.where(defined, reference, np.nan)
     bits = judge.bits_of_error(judge.evaluate32(expr, (x,), points), reference)
     bad = (bits > 3) & defined
     if not bad.any():
@@ -52,9 +58,17 @@ def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr:
     result = expr
     if (bad & (np.abs(xs) < NEAR_ZERO)).any():
         result = _series_regime(result, truth, x) or result
+    limits = {}
     for sign in (1, -1):
         if (bad & (sign * xs > FAR_OUT)).any():
-            result = _asymptote_regime(result, truth, x, sign, xs, reference) or result
+            found = _asymptote(expr, truth, x, sign, xs, reference)
+            if found is not None:
+                limits[sign] = found
+    if limits:
+        hi = limits.get(1, (None, FLOAT_MAX))[1]
+        lo = limits.get(-1, (None, FLOAT_MAX))[1]
+        cases = [(value, x > bound if sign > 0 else x < -bound) for sign, (value, bound) in sorted(limits.items())]
+        result = sp.Piecewise(*cases, (result.xreplace({x: clip(x, -lo, hi)}), True))
     if result is expr:
         return expr
     before = judge.score(expr, (x,), points, reference)
@@ -62,9 +76,10 @@ def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr:
     return result if after < before else expr
 
 
-def _asymptote_regime(
+def _asymptote(
     expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray, reference: np.ndarray
-) -> sp.Expr | None:
+) -> tuple[sp.Expr, sp.Float] | None:
+    """(limit, threshold) on one side: beyond the threshold the true value rounds to the limit."""
     limit = _numeric_limit(truth, x, sign)
     if limit is None:
         return None
@@ -80,12 +95,9 @@ def _asymptote_regime(
             break
     if threshold is None:
         return None
-    bound = sp.Float(threshold, 17)
-    inner = expr.xreplace({x: clip(x, -bound, bound)})
     if not np.isfinite(judge.evaluate32(expr, (x,), np.array([[sign * threshold]]))).all():
         return None
-    condition = x > bound if sign > 0 else x < -bound
-    return sp.Piecewise((limit, condition), (inner, True))
+    return limit, sp.Float(threshold, 17)
 
 
 def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
