@@ -33,7 +33,7 @@ SERIES_MAX_OPS = 40
 LIMIT_PROBES = (40, 80, 160, 320)  # evaluate at sign * 10**k
 SYMPY_SECONDS = 5.0
 SERIES_THRESHOLDS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
-NEAR_ZERO = 1.0
+NEAR_ZERO = 0.1  # bad points this close to 0 call for a series
 FLOAT_MAX = sp.Float(3.4028234663852886e38, 17)
 FAR_OUT = 8.0
 
