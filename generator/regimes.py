@@ -22,16 +22,13 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.budget import OutOfTime, time_budget
 from generator.primitives import away, clip, naive, polyval
 
 SERIES_TERMS = 18
-# Size limits keep SymPy's series and limits cheap and make the output
-# deterministic; the time budget is only a safety net for pathological input
-# (hitting it could make output depend on machine speed).
+# A size limit, not a clock, bounds SymPy's series: a wall-clock budget would
+# make the output depend on the machine's speed.
 SERIES_MAX_OPS = 40
 LIMIT_PROBES = (40, 80, 160, 320)  # evaluate at sign * 10**k
-SYMPY_SECONDS = 5.0
 SERIES_THRESHOLDS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
 NEAR_ZERO = 0.1  # bad points this close to 0 call for a series
 FLOAT_MAX = sp.Float(3.4028234663852886e38, 17)
@@ -129,9 +126,8 @@ def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | Non
     if sp.count_ops(naive(truth)) > SERIES_MAX_OPS:
         return None
     try:
-        with time_budget(SYMPY_SECONDS):
-            series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
-    except (NotImplementedError, ValueError, TypeError, RecursionError, OutOfTime):
+        series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
+    except (NotImplementedError, ValueError, TypeError, RecursionError):
         return None
     if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):
         return None
