@@ -770,6 +770,10 @@ def score(results: dict[Index, np.ndarray], references: dict[Index, np.ndarray],
 
 
 GOOD_BITS = 3.0  # "within 3 bits"
+# The goal for each partial of a generated module: no wrong NaN or infinity, this share
+# of points within GOOD_BITS, and at most this mean.
+GOAL_WITHIN = 0.995
+GOAL_MEAN = 0.5
 
 
 @dataclass(frozen=True)
@@ -781,6 +785,9 @@ class Summary:
     mean_bits: float
     within: float  # fraction within GOOD_BITS
     nonfinite: int  # wrong NaN or infinity
+
+    def meets_goal(self) -> bool:
+        return self.nonfinite == 0 and self.within >= GOAL_WITHIN and self.mean_bits <= GOAL_MEAN
 
     def line(self) -> str:
         return (
