@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 import sympy as sp
 from sympy.parsing.sympy_parser import parse_expr
-from tensorflow.errors import InvalidArgumentError
 
 from generator.parse import parse
 from generator.primitives import naive
@@ -178,22 +177,11 @@ def check_all_partials(tf, module_fn, entry_vars, expr, points, order, dtype):
         assert_close(value.numpy(), refs[tuple(sorted(index))], dtype.name, f"{expr}: {label}")
 
 
-POLYVAL_FLOAT64_BUG = pytest.mark.xfail(
-    strict=True,
-    raises=InvalidArgumentError,
-    reason="BUG: float64 inputs fail with InvalidArgumentError 'cannot compute Mul as input #1 was expected "
-    "to be a float tensor but is a double tensor': the Taylor regime near 0 is printed as "
-    "tf.math.polyval([<Python floats>], x), whose coefficients become float32 tensors",
-)
-# (name, dtype) -> mark, for known generator bugs.
-KNOWN_BUGS = {
-    ("log_cosh", "float64"): POLYVAL_FLOAT64_BUG,
-    ("sinc", "float64"): POLYVAL_FLOAT64_BUG,
-    ("one_minus_cos_over_x2", "float64"): POLYVAL_FLOAT64_BUG,
-    ("expm1_over_x", "float64"): POLYVAL_FLOAT64_BUG,
-    ("softplus", 3, "float64"): POLYVAL_FLOAT64_BUG,
-    ("softplus", 4, "float64"): POLYVAL_FLOAT64_BUG,
-}
+# (name, dtype) or (name, order, dtype) -> pytest mark, for known generator bugs
+# (e.g. pytest.mark.xfail(strict=True, reason="BUG: ...")). Fixed so far: float64
+# inputs failed where a Taylor regime used tf.math.polyval with Python-float
+# coefficients (float32 tensors).
+KNOWN_BUGS: dict[tuple, pytest.MarkDecorator] = {}
 
 
 def cases(*axes):

@@ -61,13 +61,6 @@ def test_wheel_contains_templates(wheel):
     assert not any(n.startswith(("tests/", ".venv/", "benchmarks/")) for n in names)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="BUG: the installed wheel cannot run: generator/derive.py (and judge.py, measure.py, regimes.py) "
-    "import numpy at module level but pyproject.toml's dependencies list only sympy, jinja2 and black, so "
-    "'python -m generator' fails with ModuleNotFoundError: No module named 'numpy'",
-)
 def test_installed_wheel_generates_outside_the_repo(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
