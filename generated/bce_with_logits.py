@@ -22,6 +22,7 @@ Stabilising rewrites applied:
     - log_sigmoid: log(sigmoid(u)) underflows to -inf; -softplus(-u) does not
     - softplus_reflection: a*softplus(-u) + b*softplus(u) cancels for large a, b
     - exp_times_sigmoid: exp(u)*sigmoid(-u) is sigmoid(u), without inf*0
+    - log_sum_exp: log(exp(a) + exp(b)) overflows; logaddexp/softplus do not
     - balance_ratio: a**k/b**k overflows where a/b does not
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid

@@ -70,7 +70,7 @@ def _expm1_over_x(x):
     inv_t3 = 1.0 / t3
     y = tf.where(
         t2,
-        tf.math.polyval(
+        _polyval(
             [
                 1.5619206968586225e-16,
                 2.8114572543455206e-15,
@@ -104,7 +104,7 @@ def _expm1_over_x(x):
             t5 = 1.0 / tf.math.square(t3)
             d_x = tf.where(
                 t2,
-                tf.math.polyval(
+                _polyval(
                     [
                         1.4797143443923793e-16,
                         2.6552651846596585e-15,
@@ -133,7 +133,7 @@ def _expm1_over_x(x):
             def second_order_gradient(dd_x):
                 d_x_x = tf.where(
                     t2,
-                    tf.math.polyval(
+                    _polyval(
                         [
                             1.4057286271727604e-16,
                             2.515514385467045e-15,
@@ -191,3 +191,11 @@ def _float_inputs(**inputs):
             dtype = value_dtype
     dtype = dtype or tf.float32
     return [tf.convert_to_tensor(value, dtype=dtype) for value in inputs.values()]
+
+
+def _polyval(coeffs, x):
+    """Horner's rule, highest degree first, in x's dtype (tf.math.polyval makes constants float32)."""
+    result = tf.zeros_like(x) + coeffs[0]
+    for coeff in coeffs[1:]:
+        result = result * x + coeff
+    return result

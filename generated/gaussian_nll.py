@@ -11,9 +11,9 @@ Forms computed (after stabilisation):
     df/ds = 1/s - ((x - m)/s)**2/s
     d2f/dx dx = s**(-2)
     d2f/dx dm = -1/s**2
-    d2f/dx ds = 2*(m - x)/s**3
+    d2f/dx ds = -2*(x - m)/s**3
     d2f/dm dm = s**(-2)
-    d2f/dm ds = 2*(x - m)/s**3
+    d2f/dm ds = -2*(m - x)/s**3
     d2f/ds ds = -1/s**2 + 3*((x - m)/s)**2/s**2
 
 Derivatives of order 2 and below come from the formulas above. Beyond
@@ -94,9 +94,9 @@ def _gaussian_nll(x, m, s):
                 t3 = 2.0 * s**-3
                 d_x_x = t2
                 d_x_m = neg_t2
-                d_x_s = m_minus_x * t3
+                d_x_s = -neg_m_minus_x * t3
                 d_m_m = t2
-                d_m_s = neg_m_minus_x * t3
+                d_m_s = -m_minus_x * t3
                 d_s_s = neg_t2 + 3.0 * t1 * t2
                 return (
                     tf.math.multiply_no_nan(d_x_x, dd_x)

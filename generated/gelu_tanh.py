@@ -6,8 +6,8 @@
 Forms computed (after stabilisation):
 
     f(x) = x*(1 + tanh(sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi)))/2
-    f'(x) = Piecewise((0, x < -20.0), (Piecewise((1.0, clip(x, -20.0, 20.0) > 10.0), (1/2 + tanh(sqrt(2)*(8943*clip(clip(x, -20.0, 20.0), -10.0, 10.0)**3/200000 + clip(clip(x, -20.0, 20.0), -10.0, 10.0))/sqrt(pi))/2 + sqrt(2)*(1 + 26829*clip(clip(x, -20.0, 20.0), -10.0, 10.0)**2/200000)*clip(clip(x, -20.0, 20.0), -10.0, 10.0)/(2*sqrt(pi)*cosh(sqrt(2)*(8943*clip(clip(x, -20.0, 20.0), -10.0, 10.0)**3/200000 + clip(clip(x, -20.0, 20.0), -10.0, 10.0))/sqrt(pi))**2), True)), True))
-    f''(x) = Piecewise((0, x < -20.0), (Piecewise((0, clip(x, -20.0, 20.0) > 20.0), (26829*sqrt(2)*(clip(clip(x, -20.0, 20.0), -20.0, 20.0)/cosh(sqrt(2)*(8943*clip(clip(x, -20.0, 20.0), -20.0, 20.0)**3/200000 + clip(clip(x, -20.0, 20.0), -20.0, 20.0))/sqrt(pi)))**2/(200000*sqrt(pi)) + sqrt(2)*(1 + 26829*clip(clip(x, -20.0, 20.0), -20.0, 20.0)**2/200000)/(sqrt(pi)*cosh(sqrt(2)*(8943*clip(clip(x, -20.0, 20.0), -20.0, 20.0)**3/200000 + clip(clip(x, -20.0, 20.0), -20.0, 20.0))/sqrt(pi))**2) - 2*clip(clip(x, -20.0, 20.0), -20.0, 20.0)*((1 + 26829*clip(clip(x, -20.0, 20.0), -20.0, 20.0)**2/200000)/cosh(sqrt(2)*(8943*clip(clip(x, -20.0, 20.0), -20.0, 20.0)**3/200000 + clip(clip(x, -20.0, 20.0), -20.0, 20.0))/sqrt(pi)))**2*tanh(sqrt(2)*(8943*clip(clip(x, -20.0, 20.0), -20.0, 20.0)**3/200000 + clip(clip(x, -20.0, 20.0), -20.0, 20.0))/sqrt(pi))/pi, True)), True))
+    f'(x) = Piecewise((0, x < -20.0), (1.0, x > 10.0), (1/2 + tanh(sqrt(2)*(8943*clip(x, -20.0, 10.0)**3/200000 + clip(x, -20.0, 10.0))/sqrt(pi))/2 + sqrt(2)*(1 + 26829*clip(x, -20.0, 10.0)**2/200000)*clip(x, -20.0, 10.0)/(2*sqrt(pi)*cosh(sqrt(2)*(8943*clip(x, -20.0, 10.0)**3/200000 + clip(x, -20.0, 10.0))/sqrt(pi))**2), True))
+    f''(x) = Piecewise((0, (x > 20.0) | (x < -20.0)), (26829*sqrt(2)*(clip(x, -20.0, 20.0)/cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi)))**2/(200000*sqrt(pi)) + sqrt(2)*(1 + 26829*clip(x, -20.0, 20.0)**2/200000)/(sqrt(pi)*cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi))**2) - 2*clip(x, -20.0, 20.0)*((1 + 26829*clip(x, -20.0, 20.0)**2/200000)/cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi)))**2*tanh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi))/pi, True))
 
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
@@ -71,44 +71,36 @@ def _gelu_tanh(x):
         @tf.custom_gradient
         def first_order_custom(unused_x):
             t2 = x < -20.0
-            t3 = tf.clip_by_value(x, -20.0, 20.0)
-            t4 = tf.clip_by_value(t3, -10.0, 10.0)
-            t5 = t1 * (t4 + 0.044715 * t4**3)
+            t3 = tf.clip_by_value(x, -20.0, 10.0)
+            t4 = t1 * (t3 + 0.044715 * t3**3)
             d_x = tf.where(
                 t2,
                 tf.zeros_like(x) + 0.0,
                 tf.where(
-                    t3 > 10.0,
+                    x > 10.0,
                     tf.zeros_like(x) + 1.0,
                     0.5
-                    + 0.5 * tf.math.tanh(t5)
+                    + 0.5 * tf.math.tanh(t4)
                     + 0.5
                     * t1
-                    * t4
-                    * (1.0 + 0.134145 * tf.math.square(t4))
-                    / tf.math.square(tf.math.cosh(t5)),
+                    * t3
+                    * (1.0 + 0.134145 * tf.math.square(t3))
+                    / tf.math.square(tf.math.cosh(t4)),
                 ),
             )
 
             def second_order_gradient(dd_x):
-                t6 = tf.clip_by_value(t3, -20.0, 20.0)
-                t7 = t1 * (t6 + 0.044715 * t6**3)
-                cosh_t7 = tf.math.cosh(t7)
-                inv_cosh_t7 = 1.0 / cosh_t7
-                t8 = 1.0 + 0.134145 * tf.math.square(t6)
+                t5 = tf.clip_by_value(x, -20.0, 20.0)
+                t6 = t1 * (t5 + 0.044715 * t5**3)
+                cosh_t6 = tf.math.cosh(t6)
+                inv_cosh_t6 = 1.0 / cosh_t6
+                t7 = 1.0 + 0.134145 * tf.math.square(t5)
                 d_x_x = tf.where(
-                    t2,
+                    t2 | (x > 20.0),
                     tf.zeros_like(x) + 0.0,
-                    tf.where(
-                        t3 > 20.0,
-                        tf.zeros_like(x) + 0.0,
-                        0.134145 * t1 * tf.math.square(inv_cosh_t7 * t6)
-                        + t1 * t8 / tf.math.square(cosh_t7)
-                        - 0.6366197723675814
-                        * t6
-                        * tf.math.square(inv_cosh_t7 * t8)
-                        * tf.math.tanh(t7),
-                    ),
+                    0.134145 * t1 * tf.math.square(inv_cosh_t6 * t5)
+                    + t1 * t7 / tf.math.square(cosh_t6)
+                    - 0.6366197723675814 * t5 * tf.math.square(inv_cosh_t6 * t7) * tf.math.tanh(t6),
                 )
                 return dd_x * d_x_x
 

@@ -67,7 +67,7 @@ def log_cosh(x):
 def _log_cosh(x):
     y = tf.where(
         tf.math.abs(x) < 0.125,
-        tf.math.polyval(
+        _polyval(
             [
                 -9.09896491907074e-05,
                 0.0002565805740408915,
@@ -135,3 +135,11 @@ def _logcosh(x):
     near = tf.math.log1p(2.0 * tf.math.square(tf.math.sinh(0.5 * ax_small)))
     far = ax_large + tf.math.softplus(-2.0 * ax_large) - 0.6931471805599453
     return tf.where(small, near, far)
+
+
+def _polyval(coeffs, x):
+    """Horner's rule, highest degree first, in x's dtype (tf.math.polyval makes constants float32)."""
+    result = tf.zeros_like(x) + coeffs[0]
+    for coeff in coeffs[1:]:
+        result = result * x + coeff
+    return result

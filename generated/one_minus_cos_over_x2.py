@@ -74,7 +74,7 @@ def _one_minus_cos_over_x2(x):
     t5 = inv_t3 * sin_t4
     y = tf.where(
         t2,
-        tf.math.polyval(
+        _polyval(
             [
                 1.5619206968586225e-16,
                 -4.779477332387385e-14,
@@ -102,7 +102,7 @@ def _one_minus_cos_over_x2(x):
             d_x = tf.where(
                 t2,
                 t1
-                * tf.math.polyval(
+                * _polyval(
                     [
                         -7.398571721961897e-18,
                         2.499073114973796e-15,
@@ -122,7 +122,7 @@ def _one_minus_cos_over_x2(x):
             def second_order_gradient(dd_x):
                 d_x_x = tf.where(
                     t2,
-                    tf.math.polyval(
+                    _polyval(
                         [
                             -1.2577571927335224e-16,
                             3.7486096724606943e-14,
@@ -173,3 +173,11 @@ def _float_inputs(**inputs):
             dtype = value_dtype
     dtype = dtype or tf.float32
     return [tf.convert_to_tensor(value, dtype=dtype) for value in inputs.values()]
+
+
+def _polyval(coeffs, x):
+    """Horner's rule, highest degree first, in x's dtype (tf.math.polyval makes constants float32)."""
+    result = tf.zeros_like(x) + coeffs[0]
+    for coeff in coeffs[1:]:
+        result = result * x + coeff
+    return result

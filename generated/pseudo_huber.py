@@ -7,7 +7,7 @@ Forms computed (after stabilisation):
 
     f(x) = x*(x/(1 + hypot(1, x)))**1
     f'(x) = x/hypot(1, x)
-    f''(x) = hypot(1, x)**(-3)
+    f''(x) = 1/(x**2*hypot(1, x) + hypot(1, x))
 
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
@@ -23,7 +23,7 @@ over the whole float range; the forms evaluated with NumPy stand-ins for the TF 
 
     f: max 6.1 bits, mean 0.24 bits, 98.4% of 129 points within 3 bits
     order 1: max 1.0 bits, mean 0.14 bits, 100.0% of 129 points within 3 bits
-    order 2: max 1.6 bits, mean 0.17 bits, 100.0% of 129 points within 3 bits
+    order 2: max 1.6 bits, mean 0.04 bits, 100.0% of 129 points within 3 bits
 
 Usage:
 
@@ -74,7 +74,7 @@ def _pseudo_huber(x):
             d_x = x / hypot_1_x
 
             def second_order_gradient(dd_x):
-                d_x_x = hypot_1_x**-3
+                d_x_x = 1.0 / (hypot_1_x + hypot_1_x * tf.math.square(x))
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

@@ -68,7 +68,7 @@ def _sinc(x):
     inv_t3 = 1.0 / t3
     y = tf.where(
         t2,
-        tf.math.polyval(
+        _polyval(
             [
                 2.8114572543455206e-15,
                 -7.647163731819816e-13,
@@ -91,7 +91,7 @@ def _sinc(x):
             d_x = tf.where(
                 t2,
                 t1
-                * tf.math.polyval(
+                * _polyval(
                     [
                         -1.4797143443923793e-16,
                         4.498331606952833e-14,
@@ -113,7 +113,7 @@ def _sinc(x):
                 sin_t4 = tf.math.sin(t4)
                 d_x_x = tf.where(
                     abs_x < 0.5,
-                    tf.math.polyval(
+                    _polyval(
                         [
                             -2.515514385467045e-15,
                             6.74749741042925e-13,
@@ -164,3 +164,11 @@ def _float_inputs(**inputs):
             dtype = value_dtype
     dtype = dtype or tf.float32
     return [tf.convert_to_tensor(value, dtype=dtype) for value in inputs.values()]
+
+
+def _polyval(coeffs, x):
+    """Horner's rule, highest degree first, in x's dtype (tf.math.polyval makes constants float32)."""
+    result = tf.zeros_like(x) + coeffs[0]
+    for coeff in coeffs[1:]:
+        result = result * x + coeff
+    return result

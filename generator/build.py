@@ -95,13 +95,19 @@ def apply(the_plan: Plan) -> list[Path]:
     """Carry out a plan; returns the sorted list of files written (deletions are not listed)."""
     written: list[Path] = []
     if any(change.new is not None for change in the_plan.changes):
-        the_plan.config.output.mkdir(parents=True, exist_ok=True)
+        try:
+            the_plan.config.output.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise GeneratorError(f"cannot create {_display(the_plan.config.output)}: {exc.strerror or exc}") from exc
     for change in the_plan.changes:
-        if change.new is None:
-            change.path.unlink()
-        else:
-            write_atomic(change.path, change.new)
-            written.append(change.path)
+        try:
+            if change.new is None:
+                change.path.unlink()
+            else:
+                write_atomic(change.path, change.new)
+                written.append(change.path)
+        except OSError as exc:
+            raise GeneratorError(f"cannot write {_display(change.path)}: {exc.strerror or exc}") from exc
     return sorted(written)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -152,6 +153,18 @@ def _report(argv: Sequence[str]) -> int:
 COMMANDS = {"build": _build, "report": _report}
 
 
+def _command(run: Callable[[Sequence[str]], int], argv: Sequence[str]) -> int:
+    """Run a subcommand. A crash is a bug: show it and exit 123, so that 1 from
+    `build --check` always means "would change", never "crashed"."""
+    try:
+        return run(argv)
+    except (GeneratorError, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception:
+        traceback.print_exc()
+        return EXIT_INTERNAL
+
+
 def _run(argv: Sequence[str]) -> int:
     from generator.pipeline import Spec, generate
     from generator.write import check_target, write_atomic
@@ -172,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         if argv and argv[0] in COMMANDS:
-            return COMMANDS[argv[0]](argv[1:])
+            return _command(COMMANDS[argv[0]], argv[1:])
         return _run(argv)
     except GeneratorError as exc:
         print(exc.render(), file=sys.stderr)

@@ -192,6 +192,17 @@ def test_removed_function_module_is_deleted_other_files_are_kept(project: Path, 
     assert run(capsys, project, "--check")[0] == 0
 
 
+def test_a_crash_exits_123_not_1(project: Path, capsys, monkeypatch) -> None:
+    def crash(config: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(build, "plan", crash)
+    code = main(["build", "--check", "--config", str(project / "pyproject.toml")])
+    err = capsys.readouterr().err
+    assert code == 123
+    assert "Traceback" in err and "RuntimeError: a bug" in err
+
+
 def test_output_is_deterministic_across_runs_and_hash_seeds(project: Path, capsys, tmp_path_factory) -> None:
     (project / "pyproject.toml").write_text(PROJECT + THIRD, encoding="utf-8")
     pkg = project / "pkg"
