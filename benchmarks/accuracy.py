@@ -154,7 +154,7 @@ class Outcome:
 
 def evaluate(fn: Callable[..., object], case: measure.Case, samples: Samples, fmt: measure.Format) -> Outcome:
     try:
-        results = measure.rename(measure.tf_partials(fn, samples.points, fmt, ORDER), case.vars)
+        results = measure.tf_partials(fn, samples.points, case.vars, fmt, ORDER)
     except Exception as exc:  # noqa: BLE001 - a built-in without second derivatives is a result, not a crash
         return Outcome(None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}")
     return Outcome(measure.score(results, samples.reference, fmt))
@@ -168,9 +168,7 @@ class Row:
     outcomes: dict[str, Outcome]  # approach -> outcome; no "builtin" key when there is none
 
 
-def run(
-    cases: Sequence[measure.Case], formats: Sequence[measure.Format], points: int, cache: Path | None
-) -> list[Row]:
+def run(cases: Sequence[measure.Case], formats: Sequence[measure.Format], points: int, cache: Path | None) -> list[Row]:
     table = builtins()
     with tempfile.TemporaryDirectory() as directory:
         generated = {}
@@ -213,12 +211,13 @@ def _summary_lines(rows: Sequence[Row], approach: str, fmt: measure.Format) -> l
     broken = sum(
         1
         for r in mine
-        if r.outcomes[approach].scores is None
-        or any(s.nonfinite.any() for s in r.outcomes[approach].scores.values())
+        if r.outcomes[approach].scores is None or any(s.nonfinite.any() for s in r.outcomes[approach].scores.values())
     )
     pooled = []
     for order in range(ORDER + 1):
-        scores = [s for r in mine if r.outcomes[approach].scores for s in measure.by_order(r.outcomes[approach].scores, order)]
+        scores = [
+            s for r in mine if r.outcomes[approach].scores for s in measure.by_order(r.outcomes[approach].scores, order)
+        ]
         pooled.append(measure.summarize(scores))
     within = "/".join(f"{100 * p.within:.1f}%" for p in pooled)
     mean = "/".join(f"{p.mean_bits:.2f}" for p in pooled)

@@ -16,9 +16,9 @@ and TensorFlow built-ins against the same references.
   dtype is exact.
 - References come from the math, never from our output: the naive expression
   (stable primitives replaced by their definitions) is differentiated by SymPy
-  and evaluated by mpmath, at increasing precision until two precisions agree.
-  Where the formula is 0/0 (sin(x)/x at 0) the reference is the limit, when
-  both sides (or the only real side) agree.
+  and evaluated in mpmath interval arithmetic, at increasing precision until
+  the interval rounds to one float. Where the formula is 0/0 (sin(x)/x at 0)
+  the reference is the limit, when both sides (or the only real side) agree.
 - Sample points cover the whole range of the dtype, with more points near
   domain edges, 0 and 1; points where the true f is not real and finite are
   dropped.
@@ -58,7 +58,6 @@ class Format:
     name: str
     width: int  # bits in the representation
     precision: int  # significand bits, the implicit one included
-    emin: int  # exponent of the smallest normal
 
     @property
     def dtype(self) -> np.dtype:
@@ -83,8 +82,8 @@ class Format:
         return mpmath.ldexp(1, int(np.finfo(self.dtype).maxexp))
 
 
-FLOAT32 = Format("float32", 32, 24, -126)
-FLOAT64 = Format("float64", 64, 53, -1022)
+FLOAT32 = Format("float32", 32, 24)
+FLOAT64 = Format("float64", 64, 53)
 FORMATS: dict[str, Format] = {f.name: f for f in (FLOAT32, FLOAT64)}
 
 
@@ -157,7 +156,7 @@ def round_to_format(value: mpmath.mpf, fmt: Format) -> float:
 # Ground truth in the manner of Herbie's Rival: the naive formula is evaluated
 # in interval arithmetic (mpmath.iv), whose intervals are guaranteed to hold
 # the true value, at increasing precision until both ends round to the same
-# float in every format. Plain "evaluate at two precisions and compare" is
+# float of the format measured. Plain "evaluate at two precisions and compare" is
 # fooled when 1 - cos(1e-200) is exactly 0 at both; an interval is not.
 
 # Working precisions in bits, tried in turn.
@@ -254,8 +253,7 @@ def _widened_iv(fn: Callable[[object], object]) -> Callable[[object], object]:
     """mpmath's interval fn (which finds the extrema inside the interval), widened outward."""
 
     def apply(v: object) -> object:
-        with mpmath.workprec(iv.prec):
-            result = fn(v)
+        result = fn(v)
         lo, hi = _ends(result)
         return result if mpmath.isinf(lo) or mpmath.isinf(hi) else _result(_ends(v), lo, hi)
 
@@ -439,7 +437,8 @@ def _rounds_alike(lo: mpmath.mpf, hi: mpmath.mpf, fmt: Format) -> bool:
 def _evaluate(
     forms: Sequence[Interval], args: Sequence[mpmath.mpf], fmt: Format
 ) -> mpmath.mpf | type[Exception] | None:
-    """The function at exact arguments: a value that rounds in `fmt` as the true value does, or _Complex / _Singular, or None when even the last precision cannot decide.
+    """The function at exact arguments: a value that rounds in `fmt` as the true value does,
+    or _Complex / _Singular, or None when even the last precision cannot decide.
 
     `forms` are equal as functions; at each precision the first to narrow down wins.
     """
@@ -657,7 +656,7 @@ def _sample_space(reference: Reference, fmt: Format, n: int, seed: int) -> np.nd
     line = _unique_sorted(np.concatenate([_grid([(-top, top)], n, fmt), _specials(fmt)]), fmt)
     k = len(reference.variables)
     rng = np.random.default_rng(seed)
-    diagonal = np.repeat(line[:: max(1, len(line) // (n // 4))].reshape(-1, 1), k, axis=1)
+    diagonal = np.repeat(line[:: max(1, len(line) // max(1, n // 4))].reshape(-1, 1), k, axis=1)
     chosen: list[np.ndarray] = [p for p in diagonal if reference.defined(p)]
     seen = {tuple(p) for p in chosen}
     for _ in range(20):
@@ -687,17 +686,18 @@ def sample_points(reference: Reference, n: int = 400, seed: int = 0) -> np.ndarr
 # --- evaluating TensorFlow code ---------------------------------------------------
 
 
-def tf_partials(fn: Callable[..., object], points: np.ndarray, fmt: Format, order: int = 2) -> dict[Index, np.ndarray]:
-    """f and every partial up to `order` of a TF callable f(*inputs), at all points at once.
+def tf_partials(
+    fn: Callable[..., object], points: np.ndarray, variables: Sequence[str], fmt: Format, order: int = 2
+) -> dict[Index, np.ndarray]:
+    """f and every partial up to `order` of a TF callable fn(*variables), at all points at once.
 
-    One tensor per input (a column of `points`), nested GradientTapes: () is f,
-    (v,) the gradient, (v, w) the Hessian, mixed partials included. Keys use
-    positional names x0, x1, ...; `rename` maps them to a function's variables.
+    One tensor per variable (a column of `points`), nested GradientTapes: () is f,
+    (v,) the gradient, (v, w) the Hessian, mixed partials included; keyed like `Reference`.
     """
     import tensorflow as tf
 
-    names = [f"x{i}" for i in range(points.shape[1])]
-    inputs = [tf.constant(points[:, i], dtype=fmt.name) for i in range(points.shape[1])]
+    names = list(variables)
+    inputs = [tf.constant(points[:, i], dtype=fmt.name) for i in range(len(names))]
 
     def up_to(k: int) -> dict[Index, object]:
         if k == 0:
@@ -715,12 +715,6 @@ def tf_partials(fn: Callable[..., object], points: np.ndarray, fmt: Format, orde
         return found
 
     return {key: np.asarray(value, dtype=fmt.dtype) for key, value in up_to(order).items()}
-
-
-def rename(partials: dict[Index, np.ndarray], variables: Sequence[str]) -> dict[Index, np.ndarray]:
-    """Keys x0, x1, ... of `tf_partials` replaced by the function's variable names."""
-    names = {f"x{i}": v for i, v in enumerate(variables)}
-    return {tuple(names[n] for n in key): value for key, value in partials.items()}
 
 
 def load_module(source: str, name: str, directory: Path) -> ModuleType:

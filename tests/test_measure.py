@@ -244,7 +244,7 @@ def test_undefined_references_are_left_out() -> None:
 
 def test_tf_partials_gives_gradient_and_full_hessian(tf) -> None:
     points = np.array([[1.0, 2.0], [3.0, -1.0]], dtype=np.float64)
-    partials = measure.rename(measure.tf_partials(lambda x, y: x**3 * y**2, points, FLOAT64, 2), ["x", "y"])
+    partials = measure.tf_partials(lambda x, y: x**3 * y**2, points, ["x", "y"], FLOAT64, 2)
     x, y = points[:, 0], points[:, 1]
     expected = {
         (): x**3 * y**2,

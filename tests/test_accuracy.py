@@ -1,0 +1,325 @@
+"""The accuracy goal, measured against mpmath (generator.measure), in float32.
+
+For every suite function, f and each of its first and second partials, as the
+generated module computes them, must have no NaN or inf where the true value
+is finite, at least 99.5% of points within 3 bits, and a mean of at most 0.5
+bits. Measured on a sample of POINTS points per function (the benchmark,
+benchmarks/accuracy.py, uses more and reports float64 too).
+
+Where the generator does not meet the goal yet, the case is a strict xfail
+whose reason holds the numbers measured here: when the stabilisation gets
+there, the xfail fails and must be removed. Refresh the numbers with
+
+    .venv/bin/python tests/test_accuracy.py
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from generator import measure  # noqa: E402
+
+FMT = measure.FLOAT32
+POINTS = 150
+ORDERS = (0, 1, 2)
+LABELS = ("f", "f'", "f''")
+# "At least as accurate as the built-in": no more wrong NaN/inf, a mean at most this
+# much higher, and a share within 3 bits at most this much lower (ties are common:
+# the generated softplus calls tf.math.softplus).
+TIE_MEAN = 0.05
+TIE_WITHIN = 0.005
+
+SUITE = measure.load_suite(ROOT / "tests" / "functions.toml")
+
+# (function, order) -> the numbers measured here, where the generated module misses the goal.
+FAILING: dict[tuple[str, int], str] = {
+    (
+        "softplus",
+        2,
+    ): "dxdx: 100.0% within 3 bits, mean 0.61, max 2, 0 NaN/inf; worst at x=-1.0004883: 0.1965675 vs true 0.19656757",
+    (
+        "log_sigmoid",
+        2,
+    ): "dxdx: 100.0% within 3 bits, mean 0.61, max 2, 0 NaN/inf; worst at x=-1.0004883: -0.1965675 vs true -0.19656757",
+    (
+        "swish",
+        0,
+    ): "f: 98.8% within 3 bits, mean 0.59, max 26, 0 NaN/inf; worst at x=-87.755104: -0.0 vs true -6.7875795e-37",
+    (
+        "swish",
+        1,
+    ): "dx: 98.2% within 3 bits, mean 0.69, max 26, 0 NaN/inf; worst at x=-87.755104: 0.0 vs true -6.7102327e-37",
+    (
+        "swish",
+        2,
+    ): "dxdx: 98.8% within 3 bits, mean 0.92, max 26, 0 NaN/inf; worst at x=-87.755104: 0.0 vs true -6.632886e-37",
+    (
+        "mish",
+        0,
+    ): "f: 98.8% within 3 bits, mean 0.58, max 26, 0 NaN/inf; worst at x=-87.755104: -0.0 vs true -6.7875795e-37",
+    (
+        "mish",
+        1,
+    ): "dx: 93.3% within 3 bits, mean 0.99, max 26, 0 NaN/inf; worst at x=-87.755104: 0.0 vs true -6.7102327e-37",
+    (
+        "mish",
+        2,
+    ): "dxdx: 95.2% within 3 bits, mean 1.26, max 29, 0 NaN/inf; worst at x=34.69388: 5.8663815e-30 vs true -1.9766114e-28",
+    (
+        "gelu",
+        0,
+    ): "f: 98.8% within 3 bits, mean 0.22, max 6, 0 NaN/inf; worst at x=-10.204082: -9.6995994e-24 vs true -9.699555e-24",
+    (
+        "gelu",
+        1,
+    ): "dx: 98.8% within 3 bits, mean 0.30, max 5, 0 NaN/inf; worst at x=-10.204082: -9.895745e-23 vs true -9.8957615e-23",
+    (
+        "gelu",
+        2,
+    ): "dxdx: 97.6% within 3 bits, mean 0.39, max 4, 0 NaN/inf; worst at x=-10.204082: -9.998876e-22 vs true -9.998891e-22",
+    (
+        "gelu_tanh",
+        0,
+    ): "f: 98.2% within 3 bits, mean 0.43, max 30, 0 NaN/inf; worst at x=-6.122449: -0.0 vs true -2.7039768e-11",
+    (
+        "gelu_tanh",
+        1,
+    ): "dx: 98.2% within 3 bits, mean 0.56, max 23, 0 NaN/inf; worst at x=-10.204082: 0.0 vs true -2.4438076e-38",
+    (
+        "gelu_tanh",
+        2,
+    ): "dxdx: 96.4% within 3 bits, mean 0.64, max 18, 0 NaN/inf; worst at x=-10.204082: -5.861059e-37 vs true -5.76807e-37",
+    (
+        "logaddexp",
+        1,
+    ): "dx: 99.3% within 3 bits, mean 0.19, max 4, 0 NaN/inf; worst at x=-1.4021589e-05, y=79.591835: 2.714555e-35 vs true 2.7145583e-35; dy: 98.7% within 3 bits, mean 0.23, max 4, 0 NaN/inf; worst at x=22.44898, y=2.0408163: 1.3703975e-09 vs true 1.3703988e-09",
+    (
+        "logaddexp",
+        2,
+    ): "dxdx: 98.0% within 3 bits, mean 0.42, max 4, 0 NaN/inf; worst at x=22.44898, y=2.0408163: 1.3703975e-09 vs true 1.3703988e-09; dxdy: 98.0% within 3 bits, mean 0.42, max 4, 0 NaN/inf; worst at x=22.44898, y=2.0408163: -1.3703975e-09 vs true -1.3703988e-09; dydy: 98.0% within 3 bits, mean 0.42, max 4, 0 NaN/inf; worst at x=22.44898, y=2.0408163: 1.3703975e-09 vs true 1.3703988e-09",
+    (
+        "hypot",
+        1,
+    ): "dx: 97.3% within 3 bits, mean 1.11, max 30, 0 NaN/inf; worst at x=-3.4028235e+38, y=-91.83673: -0.0 vs true -1.0; dy: 95.3% within 3 bits, mean 1.67, max 30, 0 NaN/inf; worst at x=0.99999994, y=-3.4028235e+38: -0.0 vs true -1.0",
+    (
+        "hypot",
+        2,
+    ): "dxdx: 83.3% within 3 bits, mean 3.47, max 30, 0 NaN/inf; worst at x=18.367348, y=-0.0016627955: 0.0 vs true 4.4620904e-10; dxdy: 78.0% within 3 bits, mean 6.82, max 32, 21 NaN/inf; worst at x=-3.4028235e+38, y=-3.4028235e+38: nan vs true 0.0; dydy: 80.7% within 3 bits, mean 3.96, max 30, 0 NaN/inf; worst at x=6.72135e-16, y=-1.1759835e-07: 0.0 vs true 2.7778535e-10",
+    (
+        "bce_with_logits",
+        0,
+    ): "f: 96.7% within 3 bits, mean 0.57, max 23, 0 NaN/inf; worst at z=304653.8, t=0.99999994: 0.03125 vs true 0.018158782",
+    (
+        "bce_with_logits",
+        2,
+    ): "dzdz: 100.0% within 3 bits, mean 0.54, max 2, 0 NaN/inf; worst at z=-1.0004883, t=-1.0004883: 0.1965675 vs true 0.19656757",
+    ("tanh_exp", 2): "dxdx: 82.4% within 3 bits, mean 5.65, max 32, 21 NaN/inf; worst at x=91.83673: nan vs true 0.0",
+    (
+        "sinc",
+        2,
+    ): "dxdx: 92.7% within 3 bits, mean 0.79, max 4, 0 NaN/inf; worst at x=-1.0039062: -0.23844063 vs true -0.23844083",
+    (
+        "one_minus_cos_over_x2",
+        1,
+    ): "dx: 98.8% within 3 bits, mean 0.60, max 3, 0 NaN/inf; worst at x=-1.03125: 0.08001544 vs true 0.08001552",
+    (
+        "one_minus_cos_over_x2",
+        2,
+    ): "dxdx: 90.3% within 3 bits, mean 0.91, max 5, 0 NaN/inf; worst at x=-1.03125: -0.066432126 vs true -0.0664319",
+    (
+        "expm1_over_x",
+        0,
+    ): "f: 98.8% within 3 bits, mean 0.56, max 32, 2 NaN/inf; worst at x=91.83673: inf vs true 8.340058e+37",
+    (
+        "expm1_over_x",
+        1,
+    ): "dx: 87.3% within 3 bits, mean 4.37, max 32, 21 NaN/inf; worst at x=91.83673: nan vs true 8.249244e+37",
+    (
+        "expm1_over_x",
+        2,
+    ): "dxdx: 83.6% within 3 bits, mean 4.65, max 32, 21 NaN/inf; worst at x=91.83673: nan vs true 8.160408e+37",
+    (
+        "logit",
+        0,
+    ): "f: 99.3% within 3 bits, mean 0.32, max 5, 0 NaN/inf; worst at x=0.4897959: -0.040822014 vs true -0.040822096",
+    (
+        "logit",
+        1,
+    ): "dx: 95.3% within 3 bits, mean 0.52, max 9, 0 NaN/inf; worst at x=0.9999694: 32704.125 vs true 32705.125",
+    (
+        "logit",
+        2,
+    ): "dxdx: 94.0% within 3 bits, mean 1.03, max 32, 1 NaN/inf; worst at x=1.0842021e-19: -inf vs true -8.50706e+37",
+    (
+        "gaussian_nll",
+        1,
+    ): "dx: 95.3% within 3 bits, mean 1.59, max 32, 3 NaN/inf; worst at x=1.4029683e-36, m=1.4029683e-36, s=1.4029683e-36: nan vs true 0.0; dm: 95.3% within 3 bits, mean 1.59, max 32, 3 NaN/inf; worst at x=1.4029683e-36, m=1.4029683e-36, s=1.4029683e-36: nan vs true 0.0; ds: 96.7% within 3 bits, mean 0.85, max 32, 1 NaN/inf; worst at x=3.0177066e+36, m=18.367348, s=5.7055734e+13: -inf vs true -4.902935e+31",
+    (
+        "gaussian_nll",
+        2,
+    ): "dxds: 96.0% within 3 bits, mean 1.40, max 32, 3 NaN/inf; worst at x=1.4029683e-36, m=1.4029683e-36, s=1.4029683e-36: nan vs true 0.0; dmds: 96.0% within 3 bits, mean 1.40, max 32, 3 NaN/inf; worst at x=1.4029683e-36, m=1.4029683e-36, s=1.4029683e-36: nan vs true 0.0; dsds: 86.0% within 3 bits, mean 4.71, max 32, 19 NaN/inf; worst at x=1.4029683e-36, m=1.4029683e-36, s=1.4029683e-36: nan vs true -inf",
+}
+
+# (function, order) -> the numbers, where the generated module is less accurate than the built-in.
+WORSE_THAN_BUILTIN: dict[tuple[str, int], str] = {
+    (
+        "bce_with_logits",
+        2,
+    ): "generated mean 0.18, 100.0% within 3 bits, 0 NaN/inf; built-in mean 0.10, 100.0% within 3 bits, 0 NaN/inf",
+    (
+        "tanh_exp",
+        2,
+    ): "generated mean 5.65, 82.4% within 3 bits, 21 NaN/inf; built-in mean 3.85, 85.5% within 3 bits, 0 NaN/inf",
+}
+
+
+def _load_benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("benchmarks_accuracy", ROOT / "benchmarks" / "accuracy.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+benchmark = _load_benchmark()
+
+
+@dataclass(frozen=True)
+class Measured:
+    case: measure.Case
+    samples: object  # benchmark.Samples
+    generated: object  # benchmark.Outcome
+    builtin: object | None  # benchmark.Outcome, or None without a built-in
+
+
+def measure_case(case: measure.Case, generated: Callable[..., object]) -> Measured:
+    samples = benchmark.reference_samples(case, FMT, POINTS, None)
+    builtin = benchmark.builtins().get(case.name)
+    return Measured(
+        case,
+        samples,
+        benchmark.evaluate(generated, case, samples, FMT),
+        benchmark.evaluate(builtin, case, samples, FMT) if builtin is not None else None,
+    )
+
+
+def misses(measured: Measured, order: int) -> list[str]:
+    """One line per partial of this order that misses the goal: its numbers and worst point."""
+    lines = []
+    for score in benchmark.misses(measured.generated, order):
+        summary = measure.summarize([score])
+        label = "f" if not score.index else "d" + "d".join(score.index)
+        worst = score.worst(1)
+        where = ""
+        if len(worst):
+            i = worst[0]
+            at = ", ".join(f"{v}={p!s}" for v, p in zip(measured.case.vars, measured.samples.points[i]))
+            where = f"; worst at {at}: {score.result[i]!s} vs true {score.reference[i]!s}"
+        lines.append(
+            f"{label}: {100 * summary.within:.1f}% within 3 bits, mean {summary.mean_bits:.2f}, "
+            f"max {summary.max_bits:.0f}, {summary.nonfinite} NaN/inf{where}"
+        )
+    return lines
+
+
+def comparison(measured: Measured, order: int) -> tuple[bool, str]:
+    """Whether the generated module is at least as accurate as the built-in, and the numbers."""
+    ours = measured.generated.summary(order)
+    theirs = measured.builtin.summary(order)
+    if measured.generated.scores is None:
+        return False, f"generated: {measured.generated.error}"
+    if theirs is None:
+        return True, f"built-in: {measured.builtin.error}"
+    ok = (
+        ours.nonfinite <= theirs.nonfinite
+        and ours.mean_bits <= theirs.mean_bits + TIE_MEAN
+        and ours.within >= theirs.within - TIE_WITHIN
+    )
+    numbers = (
+        f"generated mean {ours.mean_bits:.2f}, {100 * ours.within:.1f}% within 3 bits, {ours.nonfinite} NaN/inf; "
+        f"built-in mean {theirs.mean_bits:.2f}, {100 * theirs.within:.1f}% within 3 bits, {theirs.nonfinite} NaN/inf"
+    )
+    return ok, numbers
+
+
+@pytest.fixture(scope="module")
+def measured(load_module) -> Callable[[str], Measured]:
+    cases = {case.name: case for case in SUITE}
+
+    @functools.cache
+    def get(name: str) -> Measured:
+        case = cases[name]
+        module = load_module(case.expr, name=case.name, variables=case.vars, order=2)
+        return measure_case(case, getattr(module, case.name))
+
+    return get
+
+
+def _params(known: dict[tuple[str, int], str], names: list[str]) -> list[object]:
+    params = []
+    for name in names:
+        for order in ORDERS:
+            reason = known.get((name, order))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            params.append(pytest.param(name, order, marks=marks, id=f"{name}-{LABELS[order]}"))
+    return params
+
+
+@pytest.mark.parametrize(("name", "order"), _params(FAILING, [c.name for c in SUITE]))
+def test_generated_meets_the_accuracy_goal(measured: Callable[[str], Measured], name: str, order: int) -> None:
+    result = measured(name)
+    assert result.generated.scores is not None, result.generated.error
+    problems = misses(result, order)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("name", "order"), _params(WORSE_THAN_BUILTIN, [c.name for c in SUITE if c.name in benchmark.builtins()])
+)
+def test_generated_is_at_least_as_accurate_as_the_builtin(
+    measured: Callable[[str], Measured], name: str, order: int
+) -> None:
+    ok, numbers = comparison(measured(name), order)
+    assert ok, numbers
+
+
+def _current_numbers() -> None:
+    """Print FAILING and WORSE_THAN_BUILTIN as measured now (generates every suite module)."""
+    from generator import Spec, generate
+
+    failing, worse = {}, {}
+    with __import__("tempfile").TemporaryDirectory() as directory:
+        for case in SUITE:
+            source = generate(Spec(case.expr, case.name, case.vars, 2))
+            module = measure.load_module(source, case.name, Path(directory))
+            result = measure_case(case, getattr(module, case.name))
+            for order in ORDERS:
+                problems = misses(result, order)
+                if problems:
+                    failing[(case.name, order)] = "; ".join(problems)
+                if result.builtin is not None:
+                    ok, numbers = comparison(result, order)
+                    if not ok:
+                        worse[(case.name, order)] = numbers
+    for title, table in (("FAILING", failing), ("WORSE_THAN_BUILTIN", worse)):
+        print(f"{title}: dict[tuple[str, int], str] = {{")
+        for key, reason in table.items():
+            print(f"    {key!r}: {reason!r},")
+        print("}")
+
+
+if __name__ == "__main__":
+    _current_numbers()
