@@ -154,7 +154,7 @@ COMMANDS = {"build": _build, "report": _report}
 
 
 def _command(run: Callable[[Sequence[str]], int], argv: Sequence[str]) -> int:
-    """Run a subcommand. A crash is a bug: show it and exit 123, so that 1 from
+    """Run a command. A crash is a bug: show it and exit 123, so that 1 from
     `build --check` always means "would change", never "crashed"."""
     try:
         return run(argv)
@@ -186,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in COMMANDS:
             return _command(COMMANDS[argv[0]], argv[1:])
-        return _run(argv)
+        return _command(_run, argv)
     except GeneratorError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_BAD_INPUT
