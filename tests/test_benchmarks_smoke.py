@@ -1,0 +1,47 @@
+"""Smoke tests for benchmarks/: each runs with its smallest settings and prints its tables.
+
+They check that the benchmarks still run against the current generator, not
+how fast anything is: no timing is asserted.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_latency_prints_its_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    latency = _load("latency")
+    argv = ["--quick", "--functions", "softplus", "--repeats", "1", "--suite-repeats", "1", "--no-write"]
+    assert latency.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| generator CLI" in out
+    assert "| softplus" in out
+    for step in ("import sympy", "import generator", "parse", "emit", "render", "black"):
+        assert f"| {step} " in out
+
+
+def test_runtime_prints_its_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tensorflow")
+    runtime = _load("runtime")
+    argv = ["--functions", "softplus", "--size", "1024", "--rounds", "2", "--calls", "1", "--warmup", "1", "--no-write"]
+    assert runtime.main(argv) == 0
+    out = capsys.readouterr().out
+    for mode in ("forward", "first", "second"):
+        assert f"| softplus | tf.math.softplus | {mode} " in out
+    assert "## Peak memory" in out
+    assert "agrees with its reference" in out
