@@ -43,7 +43,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: slow test (builds a wheel, installs into a venv); runs by default")
+    config.addinivalue_line(
+        "markers", "slow: slow test (builds a wheel, installs into a venv); runs by default"
+    )
 
 
 def load_functions_suite() -> list[dict]:

@@ -63,7 +63,9 @@ def test_golden(case, regen_goldens):
             )
         )
         lines = diff.splitlines()
-        shown = "\n".join(lines[:80]) + (f"\n... ({len(lines) - 80} more diff lines)" if len(lines) > 80 else "")
+        shown = "\n".join(lines[:80]) + (
+            f"\n... ({len(lines) - 80} more diff lines)" if len(lines) > 80 else ""
+        )
         pytest.fail(
             f"generate() output differs from {case}/expected.py "
             f"(regenerate with --regen-goldens if intended):\n{shown}",

@@ -339,3 +339,22 @@ def test_scalar_with_vector_broadcast(tf, logaddexp):
 def test_incompatible_shapes_raise(tf, logaddexp):
     with pytest.raises((tf.errors.InvalidArgumentError, ValueError)):
         logaddexp(tf.zeros([3], tf.float64), tf.zeros([4], tf.float64))
+
+
+def test_unused_variable_gets_zero_gradients(tf, load_module):
+    fn = load_module("exp(x)", name="g", variables=("x", "y"), order=2).g
+    x = tf.constant([0.5, -1.0], tf.float64)
+    y = tf.constant([2.0, 3.0], tf.float64)
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch([x, y])
+        with tf.GradientTape() as inner:
+            inner.watch([x, y])
+            z = fn(x, y)
+        dx, dy = inner.gradient(z, [x, y])
+    dxx, dxy = outer.gradient(dx, [x, y], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    close(z, np.exp([0.5, -1.0]), 1e-14)
+    close(dx, np.exp([0.5, -1.0]), 1e-14)
+    assert dy is not None, "y is an input: its gradient is zero, not None"
+    close(dy, [0.0, 0.0], 0.0, atol=0.0)
+    close(dxx, np.exp([0.5, -1.0]), 1e-14)
+    close(dxy, [0.0, 0.0], 0.0, atol=0.0)

@@ -124,7 +124,11 @@ def test_naive_parse_agrees_with_sympy_parse_expr():
             subs = {s: sp.Rational(pts[s.name][i]) for s in symbols}
             a = sp.N(expr.subs(subs), 30)
             b = sp.N(theirs.subs(subs), 30)
-            assert abs(a - b) <= 1e-14 * max(1, abs(b)), (entry["name"], a, b)  # parse_expr reads 0.044715 as a binary float
+            assert abs(a - b) <= 1e-14 * max(1, abs(b)), (
+                entry["name"],
+                a,
+                b,
+            )  # parse_expr reads 0.044715 as a binary float
 
 
 # --------------------------------------------------------------------------
@@ -201,13 +205,17 @@ def test_suite_function_value_gradient_hessian(tf, load_module, name, dtype_name
     check_all_partials(tf, fn, entry["vars"], entry["expr"], points_for(entry), 2, tf.as_dtype(dtype_name))
 
 
-@pytest.mark.parametrize("name, order, dtype_name", cases(["softplus", "logaddexp"], [3, 4], ["float32", "float64"]))
+@pytest.mark.parametrize(
+    "name, order, dtype_name", cases(["softplus", "logaddexp"], [3, 4], ["float32", "float64"])
+)
 def test_higher_orders(tf, load_module, name, order, dtype_name):
     entry = SUITE_BY_NAME[name]
     module = load_module(entry["expr"], name=name, variables=tuple(entry["vars"]), order=order)
     assert module.__doc__ and f"to order {order}" in module.__doc__
     fn = getattr(module, name)
-    check_all_partials(tf, fn, entry["vars"], entry["expr"], points_for(entry), order, tf.as_dtype(dtype_name))
+    check_all_partials(
+        tf, fn, entry["vars"], entry["expr"], points_for(entry), order, tf.as_dtype(dtype_name)
+    )
 
 
 # --------------------------------------------------------------------------

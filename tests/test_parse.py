@@ -18,8 +18,6 @@ from generator.parse import FUNCTIONS, parse
 from generator.primitives import naive
 
 X = sp.Symbol("x", real=True)
-Y = sp.Symbol("y", real=True)
-Z = sp.Symbol("z", real=True)
 
 
 def value(expr: sp.Expr, **point: float) -> mpmath.mpf:

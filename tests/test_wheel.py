@@ -32,7 +32,9 @@ def _clean_env():
 
 def _run(cmd, *, cwd, timeout):
     proc = subprocess.run(cmd, cwd=cwd, env=_clean_env(), capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert (
+        proc.returncode == 0
+    ), f"{' '.join(map(str, cmd))} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc
 
 
@@ -65,8 +67,11 @@ def test_installed_wheel_generates_outside_the_repo(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
-         cwd=tmp_path, timeout=900)
+    _run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+        cwd=tmp_path,
+        timeout=900,
+    )
     work = tmp_path / "elsewhere"
     work.mkdir()
     proc = _run([str(python), "-m", "generator", "log(1+exp(x))"], cwd=work, timeout=300)
@@ -78,6 +83,7 @@ def test_installed_wheel_generates_outside_the_repo(wheel, tmp_path):
     # the console script works too, and bad input still exits 2
     script = env_dir / "bin" / "generator"
     assert script.exists()
-    bad = subprocess.run([str(script), "foo(x)"], cwd=work, env=_clean_env(), capture_output=True, text=True,
-                         timeout=120)
+    bad = subprocess.run(
+        [str(script), "foo(x)"], cwd=work, env=_clean_env(), capture_output=True, text=True, timeout=120
+    )
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
