@@ -50,6 +50,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing usage and exiting."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        if "required: expression" in message:
+            message += " (an expression that starts with '-' needs '--' before it: -- \"-x*log(x)\")"
         raise GeneratorError(message)
 
 

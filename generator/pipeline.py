@@ -25,10 +25,8 @@ class Spec:
     order: int = DEFAULT_ORDER
 
     def command(self, name: str, variables: tuple[str, ...]) -> str:
-        """The CLI options that reproduce this module."""
-        return (
-            f"{shlex.quote(self.expression)} --name {name} --vars {','.join(variables)} --order {self.order}"
-        )
+        """The CLI arguments that reproduce this module ('--' so that '-x' stays an expression)."""
+        return f"--name {name} --vars {','.join(variables)} --order {self.order} -- {shlex.quote(self.expression)}"
 
 
 def default_name(variables: tuple[str, ...]) -> str:

@@ -244,12 +244,6 @@ def test_header_options_reproduce_the_file(capsys):
     assert again == out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: for an expression starting with '-' the '# Options:' header line (Spec.command) "
-    "does not reproduce the file: argparse takes '-x*log(x)' for an option "
-    "('the following arguments are required: expression'); the command needs a '--'",
-)
 def test_header_options_reproduce_a_file_whose_expression_starts_with_minus(capsys):
     _, out, _ = run_main(capsys, ["--", "-x*log(x)"])
     options = next(line for line in out.split("\n") if line.startswith("# Options: "))
