@@ -141,23 +141,16 @@ def reference_samples(case: measure.Case, fmt: measure.Format, points: int, cach
 # --- scoring ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One approach on one function in one dtype: scores per partial, or why there are none."""
-
-    scores: dict[Index, measure.Score] | None
-    error: str = ""
-
-    def summary(self, order: int) -> measure.Summary | None:
-        return measure.summarize(measure.by_order(self.scores, order)) if self.scores is not None else None
+Scores = dict[Index, measure.Score]  # one approach on one function in one dtype
 
 
-def evaluate(fn: Callable[..., object], case: measure.Case, samples: Samples, fmt: measure.Format) -> Outcome:
-    try:
-        results = measure.tf_partials(fn, samples.points, case.vars, fmt, ORDER)
-    except Exception as exc:  # noqa: BLE001 - a built-in without second derivatives is a result, not a crash
-        return Outcome(None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}")
-    return Outcome(measure.score(results, samples.reference, fmt))
+def evaluate(fn: Callable[..., object], case: measure.Case, samples: Samples, fmt: measure.Format) -> Scores:
+    results = measure.tf_partials(fn, samples.points, case.vars, fmt, ORDER)
+    return measure.score(results, samples.reference, fmt)
+
+
+def summary(scores: Scores, order: int) -> measure.Summary:
+    return measure.summarize(measure.by_order(scores, order))
 
 
 @dataclass(frozen=True)
@@ -165,7 +158,7 @@ class Row:
     case: measure.Case
     fmt: measure.Format
     samples: Samples
-    outcomes: dict[str, Outcome]  # approach -> outcome; no "builtin" key when there is none
+    outcomes: dict[str, Scores]  # approach -> scores; no "builtin" key when there is none
 
 
 def run(cases: Sequence[measure.Case], formats: Sequence[measure.Format], points: int, cache: Path | None) -> list[Row]:
@@ -193,9 +186,7 @@ def run(cases: Sequence[measure.Case], formats: Sequence[measure.Format], points
 # --- the report ----------------------------------------------------------------------------
 
 
-def _cell(summary: measure.Summary | None, error: str = "") -> str:
-    if summary is None:
-        return error or "-"
+def _cell(summary: measure.Summary) -> str:
     return f"{summary.max_bits:.1f} / {summary.mean_bits:.2f} / {100 * summary.within:.1f}% / {summary.nonfinite}"
 
 
@@ -208,16 +199,10 @@ def _summary_lines(rows: Sequence[Row], approach: str, fmt: measure.Format) -> l
     mine = [r for r in rows if r.fmt == fmt and approach in r.outcomes]
     if not mine:
         return []
-    broken = sum(
-        1
-        for r in mine
-        if r.outcomes[approach].scores is None or any(s.nonfinite.any() for s in r.outcomes[approach].scores.values())
-    )
+    broken = sum(1 for r in mine if any(s.nonfinite.any() for s in r.outcomes[approach].values()))
     pooled = []
     for order in range(ORDER + 1):
-        scores = [
-            s for r in mine if r.outcomes[approach].scores for s in measure.by_order(r.outcomes[approach].scores, order)
-        ]
+        scores = [s for r in mine for s in measure.by_order(r.outcomes[approach], order)]
         pooled.append(measure.summarize(scores))
     within = "/".join(f"{100 * p.within:.1f}%" for p in pooled)
     mean = "/".join(f"{p.mean_bits:.2f}" for p in pooled)
@@ -229,11 +214,9 @@ def _summary_lines(rows: Sequence[Row], approach: str, fmt: measure.Format) -> l
     ]
 
 
-def misses(outcome: Outcome, order: int) -> list[measure.Score]:
+def misses(scores: Scores, order: int) -> list[measure.Score]:
     """The partials of this order that miss the goal (see measure.Summary.meets_goal)."""
-    if outcome.scores is None:
-        return []
-    return [s for s in measure.by_order(outcome.scores, order) if not measure.summarize([s]).meets_goal()]
+    return [s for s in measure.by_order(scores, order) if not measure.summarize([s]).meets_goal()]
 
 
 def _worst_points(row: Row, order: int, count: int = 3) -> list[str]:
@@ -287,8 +270,8 @@ def report(rows: Sequence[Row], command: str, points: int) -> str:
         for order in range(ORDER + 1):
             cells = []
             for approach in APPROACHES:
-                outcome = row.outcomes.get(approach)
-                cells.append(_cell(outcome.summary(order), outcome.error) if outcome else "-")
+                scores = row.outcomes.get(approach)
+                cells.append(_cell(summary(scores, order)) if scores is not None else "-")
             note = f" ({row.samples.unresolved} unresolved)" if row.samples.unresolved and order == 0 else ""
             out.append(
                 f"| {row.case.name} | {row.fmt.name} | {ORDER_LABELS[order]} | {len(row.samples.points)}{note} | "
