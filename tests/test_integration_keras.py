@@ -65,7 +65,9 @@ def data(seed=0, n=16, d=4):
 
 def mlp(act, d=4, hidden=8, seed=0):
     """Input(d) -> Dense(hidden, activation=act) -> Dense(1), fixed weights."""
-    model = keras.Sequential([keras.Input((d,)), keras.layers.Dense(hidden, activation=act), keras.layers.Dense(1)])
+    model = keras.Sequential(
+        [keras.Input((d,)), keras.layers.Dense(hidden, activation=act), keras.layers.Dense(1)]
+    )
     rng = np.random.default_rng(seed + 100)
     model.set_weights([(rng.normal(size=w.shape) * 0.7).astype(np.float32) for w in model.get_weights()])
     return model
@@ -281,7 +283,10 @@ def test_dense_under_mixed_precision_policy(gen_dir, policy):
     compute = tf.as_dtype(layer.compute_dtype)
     assert out.dtype == compute
     # the same pre-activations in float32, activation computed in float32 and rounded once
-    z = tf.cast(tf.matmul(tf.cast(x, compute), tf.cast(layer.kernel, compute)) + tf.cast(layer.bias, compute), tf.float32)
+    z = tf.cast(
+        tf.matmul(tf.cast(x, compute), tf.cast(layer.kernel, compute)) + tf.cast(layer.bias, compute),
+        tf.float32,
+    )
     np.testing.assert_array_equal(out.numpy(), tf.cast(fn(z), compute).numpy())
     with tf.GradientTape() as tape:
         loss = tf.reduce_sum(tf.cast(layer(x), tf.float32))

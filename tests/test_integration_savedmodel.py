@@ -62,8 +62,7 @@ def write_generated(directory: Path, expression, name, variables, order=2):
 
 
 # A closure-free alternative structure for logaddexp to order 3 (see the module docstring).
-PRIMED_LEVELS = textwrap.dedent(
-    '''
+PRIMED_LEVELS = textwrap.dedent("""
     import tensorflow as tf
 
 
@@ -106,8 +105,7 @@ PRIMED_LEVELS = textwrap.dedent(
 
     def logaddexp(x, y):
         return _level0(tf.convert_to_tensor(x), tf.convert_to_tensor(y))
-    '''
-)
+    """)
 
 VEC = tf.TensorSpec([None], tf.float64)
 NAMES = [
@@ -199,15 +197,19 @@ def saved(tmp_path_factory):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     env.pop("PYTHONPATH", None)
     proc = subprocess.run(
-        [sys.executable, str(script), str(root), *NAMES], capture_output=True, text=True, timeout=300, env=env, cwd=root
+        [sys.executable, str(script), str(root), *NAMES],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=root,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 # Runs in a fresh interpreter, without the generated code on its path.
-LOADER = textwrap.dedent(
-    """
+LOADER = textwrap.dedent("""
     import json, logging, sys, traceback
     import tensorflow as tf
 
@@ -283,8 +285,7 @@ LOADER = textwrap.dedent(
         entry["second_graph"] = attempt(lambda: second_graph(*xs).numpy().tolist())
         report[name] = entry
     print(json.dumps(report))
-    """
-)
+    """)
 
 # ------------------------------------------------------------------- closed forms
 
@@ -369,7 +370,13 @@ def test_exported_signature_with_nested_tapes_gives_second_order(saved, name):
     else:
         check(
             got,
-            {"f": want["f"], "gx": want["d1_0"], "gy": want["d1_1"], "hxx": want["d2_0"], "hxy": want["d2_1"]},
+            {
+                "f": want["f"],
+                "gx": want["d1_0"],
+                "gy": want["d1_1"],
+                "hxx": want["d2_0"],
+                "hxy": want["d2_1"],
+            },
         )
 
 
@@ -386,7 +393,9 @@ def test_order_1_module_differentiates_to_any_order_after_loading(saved):
         got = succeeded(entry, what)
         for key in ("d2_0", "d3_0"):
             if key in got:
-                np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-15, err_msg=f"{what} {key}")
+                np.testing.assert_allclose(
+                    got[key], want[key], rtol=1e-12, atol=1e-15, err_msg=f"{what} {key}"
+                )
     np.testing.assert_allclose(succeeded(entry, "second_graph"), want["d2_0"], rtol=1e-12, atol=1e-15)
 
 

@@ -222,9 +222,13 @@ def test_higher_order_across_tf_function_boundary(gen_dir, expression, variables
     """A tf.function (e.g. a tf.Module's __call__) containing the function, differentiated twice from outside."""
     fn = load_generated(gen_dir, expression, f"boundary{len(variables)}", variables, order=order)
     compiled = tf.function(fn)
-    xs = [tf.constant([-3.0, 0.0, 2.0], tf.float64), tf.constant([1.0, 0.0, -1.0], tf.float64)][: len(variables)]
-    run = (lambda: nested(compiled, xs, derivative)) if tapes == "eager" else tf.function(
-        lambda: nested(compiled, xs, derivative)
+    xs = [tf.constant([-3.0, 0.0, 2.0], tf.float64), tf.constant([1.0, 0.0, -1.0], tf.float64)][
+        : len(variables)
+    ]
+    run = (
+        (lambda: nested(compiled, xs, derivative))
+        if tapes == "eager"
+        else tf.function(lambda: nested(compiled, xs, derivative))
     )
     got = run().numpy()
     z = (xs[0] - xs[1]).numpy() if len(xs) == 2 else xs[0].numpy()
@@ -235,8 +239,7 @@ def test_higher_order_across_tf_function_boundary(gen_dir, expression, variables
 
 # --------------------------------------------------------------------------- MirroredStrategy
 
-MIRRORED_SCRIPT = textwrap.dedent(
-    """
+MIRRORED_SCRIPT = textwrap.dedent("""
     import importlib.util, json, sys
     import tensorflow as tf
 
@@ -271,8 +274,7 @@ MIRRORED_SCRIPT = textwrap.dedent(
     local = [[t.numpy().tolist() for t in strategy.experimental_local_results(part)] for part in out]
     print(json.dumps({"replicas": strategy.num_replicas_in_sync, "local": local,
                       "devices": [d.name for d in tf.config.list_logical_devices("CPU")]}))
-    """
-)
+    """)
 
 
 def test_mirrored_strategy_two_cpu_replicas(gen_dir):
@@ -282,7 +284,12 @@ def test_mirrored_strategy_two_cpu_replicas(gen_dir):
     script.write_text(MIRRORED_SCRIPT, encoding="utf-8")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     proc = subprocess.run(
-        [sys.executable, str(script), str(path)], capture_output=True, text=True, timeout=300, env=env, cwd=REPO
+        [sys.executable, str(script), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -348,6 +355,7 @@ def test_float64_matches_mpmath(softplus, logaddexp):
     x = np.array([-700.0, -30.0, -3.0, -1e-8, 0.0, 0.75, 5.0, 40.0, 700.0])
     y = np.array([-699.5, 30.0, 1.0, 1e-8, 0.0, -0.5, 5.0, 39.0, -700.0])
     with mpmath.workdps(50):
+
         def sp(t):
             t = mpmath.mpf(float(t))
             s, r = 1 / (1 + mpmath.exp(-t)), 1 / (1 + mpmath.exp(t))
@@ -463,4 +471,6 @@ def test_all_mixed_partials_to_fourth_order(gen_dir, expression, variables, poin
     for index in sorted(ref, key=len):
         scale = 1.0 + np.abs(ref[index])
         err = np.abs(got[index] - ref[index]) / scale
-        assert np.all(err <= 1e-10), f"d/d{[variables[i] for i in index]}: got {got[index]}, want {ref[index]}"
+        assert np.all(
+            err <= 1e-10
+        ), f"d/d{[variables[i] for i in index]}: got {got[index]}, want {ref[index]}"
