@@ -21,6 +21,7 @@ from generator import primitives as prim
 
 FLOAT32_TINY = 1.1754944e-38
 _DPS = 40
+_HIGH_DPS = 400
 # Candidates within this many mean bits of the best count as equally accurate.
 TIE_BITS = 0.1
 
@@ -118,6 +119,31 @@ def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray)
 
 
 def _mp_value(fn: Callable[..., object], point: np.ndarray) -> object:
+    """fn at the point, at a precision that has settled; None if undefined there.
+
+    Naive forms cancel catastrophically far out (e**200 - e**200 + ...), so a
+    value is accepted only when two precisions agree; otherwise it is
+    recomputed at a much higher one.
+    """
+    low = _mp_value_at(fn, point)
+    with mpmath.workdps(2 * _DPS):
+        high = _mp_value_at(fn, point)
+    if _agree(low, high):
+        return low
+    with mpmath.workdps(_HIGH_DPS):
+        return _mp_value_at(fn, point)
+
+
+def _agree(a: object, b: object) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    try:
+        return bool(abs(a - b) <= mpmath.mpf(10) ** -12 * abs(b)) or a == b
+    except TypeError:
+        return False
+
+
+def _mp_value_at(fn: Callable[..., object], point: np.ndarray) -> object:
     """fn at the point; at a removable singularity (0/0), the limit, taken from both sides."""
     args = [mpmath.mpf(float(c)) for c in point]
     try:
@@ -126,13 +152,13 @@ def _mp_value(fn: Callable[..., object], point: np.ndarray) -> object:
             return value
     except (ZeroDivisionError, ValueError, OverflowError, TypeError):
         pass
-    eps = mpmath.mpf(10) ** (-_DPS // 2 - 5)
+    eps = mpmath.mpf(10) ** (-mpmath.mp.dps // 2 - 5)
     try:
         sides = [fn(*[a + s * eps for a in args]) for s in (1, -1)]
     except (ZeroDivisionError, ValueError, OverflowError, TypeError):
         return None
     if all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in sides):
-        if abs(sides[0] - sides[1]) <= mpmath.mpf(10) ** (-_DPS // 3) * max(1, abs(sides[0])):
+        if abs(sides[0] - sides[1]) <= mpmath.mpf(10) ** (-mpmath.mp.dps // 3) * max(1, abs(sides[0])):
             return (sides[0] + sides[1]) / 2
     return None
 

@@ -77,7 +77,10 @@ def _asymptote(
     expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray, reference: np.ndarray
 ) -> tuple[sp.Expr, sp.Float] | None:
     """(limit, threshold) on one side: beyond the threshold the true value rounds to the limit."""
-    limit = _numeric_limit(truth, x, sign)
+    # The stabilised form evaluates far out without the cancellation of the naive one.
+    limit = _numeric_limit(expr, x, sign)
+    if limit is None:
+        limit = _numeric_limit(truth, x, sign)
     if limit is None:
         return None
     side = (sign * xs > 0) & ~np.isnan(reference)

@@ -269,6 +269,19 @@ def _balance_ratio(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _one_plus_tanh(node: sp.Expr) -> sp.Expr | None:
+    """1 + tanh(u) = 2*sigmoid(2u) and 1 - tanh(u) = 2*sigmoid(-2u): no cancellation as tanh(u) -> -1 or 1."""
+    if not isinstance(node, sp.Add) or 1 not in node.args:
+        return None
+    for term in node.args:
+        rest = [t for t in node.args if t is not term and t != 1]
+        if isinstance(term, sp.tanh):
+            return sp.Add(*rest) + 2 * sigmoid(2 * term.args[0])
+        if isinstance(-term, sp.tanh):
+            return sp.Add(*rest) + 2 * sigmoid(-2 * (-term).args[0])
+    return None
+
+
 def _one_minus_tanh_squared(node: sp.Expr) -> sp.Expr | None:
     """1 - tanh(u)**2 = 1/cosh(u)**2, which does not round to 0 for |u| > 9."""
     if not isinstance(node, sp.Add) or 1 not in node.args:
@@ -360,6 +373,7 @@ RULES: tuple[Rule, ...] = (
     Rule("hypot_minus_const", "hypot(c, u) - c cancels near u = 0", _hypot_minus_one),
     Rule("one_minus_cos", "1 - cos(u) cancels near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
     Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
+    Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
     Rule("exp_over_expm1_squared", "exp(u)/expm1(u)**2 is inf/inf where exp overflows", _exp_over_expm1_squared),
     Rule("softplus_reflection", "a*softplus(-u) + b*softplus(u) cancels for large a, b", _softplus_reflection),
