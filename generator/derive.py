@@ -62,14 +62,21 @@ def resolve_variables(expr: sp.Expr, names: list[str] | None) -> tuple[sp.Symbol
 def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Derivation:
     """Stabilise f and derive all partials of orders 1..order."""
     fired: list[str] = []
+    rules_of: dict[sp.Expr, tuple[str, ...]] = {}
 
     def stable(e: sp.Expr) -> sp.Expr:
         result, names = optimize(e, RULES)
-        fired.extend(n for n in names if n not in fired)
+        rules_of.setdefault(result, names)
         return result
 
+    def choose(candidates: list[sp.Expr], truth: sp.Expr) -> sp.Expr:
+        chosen = judge.best(candidates, truth, variables)
+        # Report the rules behind the forms actually emitted, not every candidate's.
+        fired.extend(n for n in rules_of.get(chosen, ()) if n not in fired)
+        return chosen
+
     by_name = {v.name: v for v in variables}
-    partials: dict[Index, sp.Expr] = {(): _choose([stable(expr)], expr, variables)}
+    partials: dict[Index, sp.Expr] = {(): choose([stable(expr)], expr)}
     raw: dict[Index, sp.Expr] = {(): expr}
     names = [v.name for v in variables]
     for k in range(1, order + 1):
@@ -79,9 +86,12 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
             candidates = [stable(sp.diff(partials[index[:-1]], var)), stable(raw[index])]
             if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
                 candidates.append(stable(sp.cancel(sp.together(raw[index]))))
-            partials[index] = _choose(candidates, raw[index], variables)
+            partials[index] = choose(candidates, raw[index])
     if len(variables) == 1:
-        partials = {idx: regimes.add_regimes(e, raw[idx], variables[0], expr) for idx, e in partials.items()}
+        x = variables[0]
+        for idx in partials:
+            partials[idx], notes = regimes.add_regimes(partials[idx], raw[idx], x, expr)
+            fired.extend(n for n in notes if n not in fired)
     return Derivation(variables, expr, partials, tuple(fired), order, _accuracy(partials, raw, variables, order))
 
 
@@ -101,8 +111,3 @@ def _accuracy(
             f"{(allbits <= 3).mean():.1%} of {allbits.size} points within 3 bits"
         )
     return tuple(lines)
-
-
-def _choose(candidates: list[sp.Expr], truth: sp.Expr, variables: tuple[sp.Symbol, ...]) -> sp.Expr:
-    """The candidate form that measures most accurate in float32."""
-    return judge.best(candidates, truth, variables)

@@ -18,7 +18,10 @@ from generator.naming import Namer, describe, ordinal, partial_name, upstream_na
 from generator.printer import TFPrinter, math_text, number_literal
 from generator.stabilize import RULES
 
-_RULE_WHY = {rule.name: rule.why for rule in RULES}
+_RULE_WHY = {rule.name: rule.why for rule in RULES} | {
+    "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
+    "asymptote": "far out the form computes inf*0; beyond a measured threshold the true value rounds to its limit",
+}
 
 
 def _doc_label(index: Index, variables: tuple[str, ...]) -> str:

@@ -35,8 +35,11 @@ FLOAT_MAX = sp.Float(3.4028234663852886e38, 17)
 FAR_OUT = 8.0
 
 
-def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) -> sp.Expr:
-    """`expr` with asymptote and series regimes where measurement shows it needs them.
+def add_regimes(
+    expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr
+) -> tuple[sp.Expr, tuple[str, ...]]:
+    """`expr` with asymptote and series regimes where measurement shows it needs them,
+    and the names of the regimes used ("series", "asymptote").
 
     Only points where `domain` (the function itself) is real count: outside
     f's domain a derivative's value is of no use.
@@ -45,12 +48,12 @@ def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) ->
     reference = judge.reference(truth, (x,), points)
     defined = ~np.isnan(reference) & ~np.isnan(judge.reference(domain, (x,), points))
     if not defined.any():
-        return expr
+        return expr, ()
     reference = np.where(defined, reference, np.nan)
     bits = judge.bits_of_error(judge.evaluate32(expr, (x,), points), reference)
     bad = (bits > 3) & defined
     if not bad.any():
-        return expr
+        return expr, ()
     xs = points[0]
     result = expr
     if (bad & (np.abs(xs) < NEAR_ZERO)).any():
@@ -67,10 +70,13 @@ def add_regimes(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) ->
         cases = [(value, x > bound if sign > 0 else x < -bound) for sign, (value, bound) in sorted(limits.items())]
         result = sp.Piecewise(*cases, (result.xreplace({x: clip(x, -lo, hi)}), True))
     if result is expr:
-        return expr
+        return expr, ()
     before = judge.score(expr, (x,), points, reference)
     after = judge.score(result, (x,), points, reference)
-    return result if after < before else expr
+    if after >= before:
+        return expr, ()
+    notes = (("series",) if result.has(polyval) else ()) + (("asymptote",) if limits else ())
+    return result, notes
 
 
 def _asymptote(
