@@ -20,8 +20,9 @@ from generator import judge, regimes
 from generator.errors import GeneratorError
 from generator.stabilize import RULES, optimize
 
-# Put only expressions this small over a common denominator (sp.cancel; full
-# sp.simplify took seconds on gelu_tanh): the other candidates are always there.
+# Put only expressions this small over a common denominator and factor them
+# (sp.cancel, sp.factor; full sp.simplify took seconds on gelu_tanh): the other
+# candidates are always there.
 SIMPLIFY_MAX_OPS = 60
 # Orders whose accuracy the docstring reports (higher ones cost more than they tell).
 MEASURED_ORDERS = 2
@@ -85,7 +86,8 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
             raw[index] = sp.diff(raw[index[:-1]], var)
             candidates = [stable(sp.diff(partials[index[:-1]], var)), stable(raw[index])]
             if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
-                candidates.append(stable(sp.cancel(sp.together(raw[index]))))
+                together = sp.cancel(sp.together(raw[index]))
+                candidates += [stable(together), stable(sp.factor(together))]
             partials[index] = choose(candidates, raw[index])
     if len(variables) == 1:
         x = variables[0]
