@@ -8,6 +8,7 @@ against sympy derivatives evaluated with mpmath at 50 digits.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import json
@@ -68,28 +69,50 @@ def softplus_ref(x):
     return np.logaddexp(0.0, x), sigmoid(x), sigmoid(x) * sigmoid(-x)
 
 
+@contextlib.contextmanager
+def open_tapes(order, watched, persistent=False):
+    """`order` nested tapes watching `watched`; the caller pops and exits them innermost first.
+
+    Whatever is still open when the block ends (an exception included) is exited, so a failing
+    test never leaves a tape recording into the tests that follow.
+    """
+    tapes = []
+    try:
+        for _ in range(order):
+            tape = tf.GradientTape(persistent=persistent)
+            tape.__enter__()
+            tapes.append(tape)
+            tape.watch(watched)
+        yield tapes
+    finally:
+        while tapes:
+            tapes.pop().__exit__(None, None, None)
+
+
+def close_innermost(tapes):
+    tape = tapes.pop()
+    tape.__exit__(None, None, None)
+    return tape
+
+
 def all_partials(fn, xs, order):
     """Every mixed partial of `fn(*xs)` up to `order`, keyed by sorted index tuples.
 
     Nested persistent tapes; unconnected gradients count as zero. `fn` is
     elementwise, so the gradient of the sum is the per-element derivative.
     """
-    tapes = [tf.GradientTape(persistent=True) for _ in range(order)]
-    for tape in tapes:
-        tape.__enter__()
-        tape.watch(xs)
-    results = {(): fn(*xs)}
-    current = dict(results)
-    for level in range(order):
-        tape = tapes[order - 1 - level]
-        tape.__exit__(None, None, None)
-        following = {}
-        for index, value in current.items():
-            grads = tape.gradient(value, xs, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-            for i, grad in enumerate(grads):
-                following.setdefault(tuple(sorted(index + (i,))), grad)
-        results.update(following)
-        current = following
+    with open_tapes(order, xs, persistent=True) as tapes:
+        results = {(): fn(*xs)}
+        current = dict(results)
+        for _ in range(order):
+            tape = close_innermost(tapes)
+            following = {}
+            for index, value in current.items():
+                grads = tape.gradient(value, xs, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+                for i, grad in enumerate(grads):
+                    following.setdefault(tuple(sorted(index + (i,))), grad)
+            results.update(following)
+            current = following
     return {key: value.numpy() for key, value in results.items()}
 
 
@@ -185,14 +208,10 @@ def test_second_order_with_tapes_and_function_in_one_graph(softplus, logaddexp):
 
 def nested(call, xs, order):
     """d^order call(*xs) / dx0^order with nested (non-persistent) tapes."""
-    tapes = [tf.GradientTape() for _ in range(order)]
-    for tape in tapes:
-        tape.__enter__()
-        tape.watch(xs[0])
-    current = call(*xs)
-    for tape in reversed(tapes):
-        tape.__exit__(None, None, None)
-        current = tape.gradient(current, xs[0])
+    with open_tapes(order, xs[0]) as tapes:
+        current = call(*xs)
+        for _ in range(order):
+            current = close_innermost(tapes).gradient(current, xs[0])
     return current
 
 
