@@ -296,6 +296,61 @@ def run_group(tf, case: Case, generated: Callable, mode: str, jit: bool, inputs,
     return group
 
 
+# (label, function of x on (-8, 8) and p = |x| + 0.5): what one op costs, to explain the
+# ratios above and to price candidate forms. The exp-based rows are alternatives to
+# tf.math.cosh/sinh and 1/cosh**2 that the generator could print.
+OPS: tuple[tuple[str, Callable], ...] = (
+    ("x + 1", lambda tf, x, p: x + 1.0),
+    ("x * x", lambda tf, x, p: x * x),
+    ("1 / p", lambda tf, x, p: 1.0 / p),
+    ("tf.where(x > 0, x, p)", lambda tf, x, p: tf.where(x > 0.0, x, p)),
+    ("exp", lambda tf, x, p: tf.math.exp(x)),
+    ("expm1", lambda tf, x, p: tf.math.expm1(x)),
+    ("log", lambda tf, x, p: tf.math.log(p)),
+    ("log1p", lambda tf, x, p: tf.math.log1p(p)),
+    ("sqrt", lambda tf, x, p: tf.math.sqrt(p)),
+    ("tanh", lambda tf, x, p: tf.math.tanh(x)),
+    ("sigmoid", lambda tf, x, p: tf.math.sigmoid(x)),
+    ("softplus", lambda tf, x, p: tf.math.softplus(x)),
+    ("erf", lambda tf, x, p: tf.math.erf(x)),
+    ("erfc", lambda tf, x, p: tf.math.erfc(x)),
+    ("cosh", lambda tf, x, p: tf.math.cosh(x)),
+    ("sinh", lambda tf, x, p: tf.math.sinh(x)),
+    ("0.5*(exp(x) + exp(-x))  [cosh]", lambda tf, x, p: 0.5 * (tf.math.exp(x) + tf.math.exp(-x))),
+    ("0.5*(expm1(x) - expm1(-x))  [sinh]", lambda tf, x, p: 0.5 * (tf.math.expm1(x) - tf.math.expm1(-x))),
+    ("1/cosh(x)**2", lambda tf, x, p: 1.0 / tf.math.square(tf.math.cosh(x))),
+    ("4e/(1+e)**2, e = exp(-2|x|)  [sech**2]", lambda tf, x, p: _sech2(tf, x)),
+)
+
+
+def _sech2(tf, x):
+    e = tf.math.exp(-2.0 * tf.math.abs(x))
+    return 4.0 * e / tf.math.square(1.0 + e)
+
+
+def op_costs(tf, jits: Sequence[bool], args) -> dict[bool, dict[str, list[float]]]:
+    """CPU seconds per call of each op alone, interleaved rounds, per compiler."""
+    x = tf.random.uniform([args.size], -8.0, 8.0, dtype=tf.float32, seed=7)
+    p = tf.math.abs(x) + 0.5
+    result: dict[bool, dict[str, list[float]]] = {}
+    for jit in jits:
+        funcs = {label: tf.function(lambda x, p, op=op: op(tf, x, p), jit_compile=jit) for label, op in OPS}
+        for fn in funcs.values():
+            for _ in range(1 + args.warmup):
+                fn(x, p)
+        samples: dict[str, list[float]] = {label: [] for label in funcs}
+        labels = list(funcs)
+        for round_ in range(args.rounds):
+            shift = round_ % len(labels)
+            for label in labels[shift:] + labels[:shift]:
+                cpu = time.process_time()
+                for _ in range(args.calls):
+                    funcs[label](x, p)
+                samples[label].append((time.process_time() - cpu) / args.calls)
+        result[jit] = samples
+    return result
+
+
 # --- report -----------------------------------------------------------------------------
 
 
@@ -328,7 +383,9 @@ def environment_note(tf, args) -> str:
     )
 
 
-def report(groups: list[Group], cases: dict[str, Case], args, env_note: str, elapsed: float) -> str:
+def report(
+    groups: list[Group], cases: dict[str, Case], ops: dict, args, env_note: str, elapsed: float
+) -> str:
     parts = ["# Runtime of generated modules\n"]
     parts.append(f"Produced by `{' '.join(['python benchmarks/runtime.py', *args.argv])}` in {elapsed:.0f} s.\n")
     parts.append(env_note + "\n")
@@ -412,6 +469,27 @@ def report(groups: list[Group], cases: dict[str, Case], args, env_note: str, ela
         parts.append(table(["function", "reference", "compiler", "generated", "reference", "ratio"], mem_rows) + "\n")
 
     bad = [(g, who, d) for g in groups for who, d in g.disagreement.items() if d > AGREEMENT]
+    if ops:
+        parts.append("## Cost of single ops\n")
+        parts.append(
+            "CPU ms per call of one op on the same number of float32 elements (x uniform on (-8, 8), p = |x| + 0.5), "
+            "and its median paired ratio to `exp` in the same round. The bracketed rows compute cosh, sinh and "
+            "1/cosh**2 from exp, as the generator could print them.\n"
+        )
+        header = ["op"]
+        for jit in sorted(ops):
+            tag = "XLA" if jit else "graph"
+            header += [f"{tag} ms", f"{tag} / exp"]
+        rows = []
+        for label, _ in OPS:
+            row = [f"`{label}`"]
+            for jit in sorted(ops):
+                samples = ops[jit]
+                ratio = statistics.median(a / b for a, b in zip(samples[label], samples["exp"]))
+                row += [f"{statistics.median(samples[label]) * 1e3:.2f}", f"{ratio:.2f}"]
+            rows.append(row)
+        parts.append(table(header, rows) + "\n")
+
     parts.append("## Agreement\n")
     if bad:
         parts.append(
@@ -443,6 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=2, help="untimed calls per contestant after tracing")
     parser.add_argument("--threads", type=int, default=1, help="TF intra-op threads (default 1; 0 lets TF choose)")
     parser.add_argument("--memory-all-modes", action="store_true", help="measure peak memory in every mode")
+    parser.add_argument("--no-ops", action="store_true", help="skip the table of single-op costs")
     parser.add_argument("--output", type=Path, default=RESULTS, help="markdown file to write (default: %(default)s)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
@@ -495,7 +574,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                             file=sys.stderr,
                             flush=True,
                         )
-    text = report(groups, cases, args, env_note, time.perf_counter() - started)
+    with tf.device("/CPU:0"):
+        ops = {} if args.no_ops else op_costs(tf, jits, args)
+    text = report(groups, cases, ops, args, env_note, time.perf_counter() - started)
     print(text)
     if not args.no_write:
         args.output.parent.mkdir(parents=True, exist_ok=True)
