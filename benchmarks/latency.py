@@ -20,7 +20,7 @@ benchmarks/results/latency.md:
    rest of the suite (warm).
 
 Usage:
-    .venv/bin/python benchmarks/latency.py              # full run, about a minute
+    .venv/bin/python benchmarks/latency.py              # full run, a few minutes
     .venv/bin/python benchmarks/latency.py --quick      # fewer repeats, no TensorFlow
     .venv/bin/python benchmarks/latency.py --functions softplus,mish --repeats 3
 
@@ -259,7 +259,7 @@ def report(cli: CliResult, profiles: list[dict], args: argparse.Namespace, env_n
         ratio = "1.00" if name == "generator CLI" else f"{median(cli.ratios[name]):.2f}"
         rows.append([name, f"{median(walls):.3f}", f"{min(walls):.3f}", f"{max(walls):.3f}", ratio])
     anchor_ratio = median(cli.ratios["import sympy, jinja2, black"])
-    parts.append(f"## 1. CLI wall time (`python -m generator \"{CLI_EXPRESSION}\"`)\n")
+    parts.append(f'## 1. CLI wall time (`python -m generator "{CLI_EXPRESSION}"`)\n')
     parts.append(
         f"{len(cli.walls['generator CLI'])} interleaved rounds in fresh interpreters (output to /dev/null). "
         "Ratio: median over rounds of generator time / contestant time in the same round.\n"
@@ -287,6 +287,7 @@ def report(cli: CliResult, profiles: list[dict], args: argparse.Namespace, env_n
         f"Median over {len(profiles)} fresh processes of `generate(Spec(expr, name, vars, 2))`. "
         "The first function also pays the one-off warm-up (black's grammar, the Jinja template, SymPy caches).\n"
     )
+
     def part(i: int, keep: Callable[[str], bool]) -> float:
         return median([sum(v for k, v in p["functions"][i]["stages"].items() if keep(k)) for p in profiles])
 
@@ -337,13 +338,26 @@ def report(cli: CliResult, profiles: list[dict], args: argparse.Namespace, env_n
         "`judge:` rows are shared by choose, regimes and accuracy.\n"
     )
     parts.append(
-        table(["step", f"first ({names[0]}) ms", "share of first", f"other {len(names) - 1} functions ms"], rows)
-        + "\n"
+        table(["step", f"first ({names[0]}) ms", "share of first", f"other {len(names) - 1} functions ms"], rows) + "\n"
     )
     parts.append(
         f"First generation {first_total * 1000:.0f} ms; the other {len(names) - 1} together {rest_total * 1000:.0f} ms.\n"
     )
     return "\n".join(parts)
+
+
+def shown_argv(argv: Sequence[str]) -> list[str]:
+    """The options to print in a report's "Produced by" line: all but --output and its path."""
+    shown: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--output":
+            skip = True
+        elif not arg.startswith("--output="):
+            shown.append(arg)
+    return shown
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -358,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--child", choices=["profile"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    args.argv = [a for a in argv if not a.startswith("--output")]
+    args.argv = shown_argv(argv)
     names = [n.strip() for n in args.functions.split(",")] if args.functions else None
 
     if args.child:

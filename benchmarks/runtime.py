@@ -383,9 +383,7 @@ def environment_note(tf, args) -> str:
     )
 
 
-def report(
-    groups: list[Group], cases: dict[str, Case], ops: dict, args, env_note: str, elapsed: float
-) -> str:
+def report(groups: list[Group], cases: dict[str, Case], ops: dict, args, env_note: str, elapsed: float) -> str:
     parts = ["# Runtime of generated modules\n"]
     parts.append(f"Produced by `{' '.join(['python benchmarks/runtime.py', *args.argv])}` in {elapsed:.0f} s.\n")
     parts.append(env_note + "\n")
@@ -464,7 +462,7 @@ def report(
         parts.append(
             "Peak bytes held by TF's CPU allocator during one call, above what was live before it, in MiB "
             "(and in input-sized tensors). Includes the outputs, which every contestant returns alike "
-            f"({len(MODES)} outputs for one input: f, f', f'').\n"
+            "(1 + 2n outputs for n inputs: f, the n first partials, the n gradients of their sum).\n"
         )
         parts.append(table(["function", "reference", "compiler", "generated", "reference", "ratio"], mem_rows) + "\n")
 
@@ -494,9 +492,7 @@ def report(
     if bad:
         parts.append(
             "Generated and reference disagree beyond the tolerance here (timings above still measured):\n\n"
-            + "\n".join(
-                f"- {g.case} vs {who}, {g.mode}, {'XLA' if g.jit else 'graph'}: {d:.2e}" for g, who, d in bad
-            )
+            + "\n".join(f"- {g.case} vs {who}, {g.mode}, {'XLA' if g.jit else 'graph'}: {d:.2e}" for g, who, d in bad)
             + "\n"
         )
     else:
@@ -506,6 +502,20 @@ def report(
             f"(max |generated - reference| / max(1, max |reference|); tolerance {AGREEMENT:g}).\n"
         )
     return "\n".join(parts)
+
+
+def shown_argv(argv: Sequence[str]) -> list[str]:
+    """The options to print in a report's "Produced by" line: all but --output and its path."""
+    shown: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--output":
+            skip = True
+        elif not arg.startswith("--output="):
+            shown.append(arg)
+    return shown
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -525,7 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS, help="markdown file to write (default: %(default)s)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
-    args.argv = [a for a in argv if not a.startswith("--output")]
+    args.argv = shown_argv(argv)
     args.rounds = args.rounds or (5 if args.quick else 15)
     args.calls = args.calls or (1 if args.quick else 3)
     args.modes = [m.strip() for m in args.modes.split(",")]
@@ -565,9 +575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     for mode in args.modes:
                         group = run_group(tf, case, generated, mode, jit, inputs, args)
                         groups.append(group)
-                        summary = ", ".join(
-                            f"{who}: {group.ratio(who):.2f}" for who in group.contestants[1:]
-                        )
+                        summary = ", ".join(f"{who}: {group.ratio(who):.2f}" for who in group.contestants[1:])
                         print(
                             f"  {case.name:10s} {'XLA' if jit else 'graph':5s} {mode:7s} "
                             f"gen {group.median('generated') * 1e3:7.2f} CPU ms; gen/ref {summary}",
