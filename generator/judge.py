@@ -178,7 +178,9 @@ def accuracy(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...])
 
 def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
     """`expr` evaluated in float32 with NumPy stand-ins for the emitted ops."""
-    fn = sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, "numpy"])
+    # The module object, not the string "numpy": the string makes lambdify import
+    # NumPy's lazy submodules (f2py among them), 150 ms on a cold start.
+    fn = sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, np])
     args = [np.asarray(p, dtype=np.float32) for p in points]
     with np.errstate(all="ignore"):
         try:

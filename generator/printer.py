@@ -185,7 +185,7 @@ class TFPrinter(StrPrinter):
     def _branch(self, value: sp.Expr) -> str:
         # tf.where needs tensors of one dtype on both sides; a constant takes the input's.
         if value.is_number:
-            return f"tf.zeros_like({self.dtype_of}) + {self._print_number(value)}"
+            return f"tf.fill(tf.shape({self.dtype_of}), tf.constant({self._print_number(value)}, {self.dtype_of}.dtype))"
         return self._print(value)
 
     def _print_Relational(self, expr: sp.Expr) -> str:

@@ -44,9 +44,9 @@ def add_regimes(
     Only points where `domain` (the function itself) is real count: outside
     f's domain a derivative's value is of no use.
     """
-    points = judge.grid().astype(np.float64)[None, :]
-    reference = judge.reference(truth, (x,), points)
-    defined = ~np.isnan(reference) & ~np.isnan(judge.reference(domain, (x,), points))
+    points = judge.sample_points(1)
+    reference = judge.sample_reference(truth, (x,))
+    defined = ~np.isnan(reference) & ~np.isnan(judge.sample_reference(domain, (x,)))
     if not defined.any():
         return expr, ()
     reference = np.where(defined, reference, np.nan)
