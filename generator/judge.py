@@ -96,9 +96,35 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
     return pts
 
 
+# Beyond this magnitude an argument of exp-like functions only means overflow
+# or underflow for any float format; mpmath would otherwise spend minutes on,
+# say, erfc(expm1(1e38)), whose inner square has a 2**254-bit exponent.
+_MP_HUGE = mpmath.mpf(10) ** 8
+
+
+def _saturating(fn: Callable[[object], object], low: object, high: object) -> Callable[[object], object]:
+    def wrapped(u: object) -> object:
+        if isinstance(u, mpmath.mpf) and abs(u) > _MP_HUGE:
+            return high if u > 0 else low
+        return fn(u)
+
+    return wrapped
+
+
+_MP_FUNCTIONS = {
+    "exp": _saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf),
+    "expm1": _saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf),
+    "sinh": _saturating(mpmath.sinh, -mpmath.inf, mpmath.inf),
+    "cosh": _saturating(mpmath.cosh, mpmath.inf, mpmath.inf),
+    "tanh": _saturating(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1)),
+    "erf": _saturating(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
+    "erfc": _saturating(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),
+}
+
+
 @functools.lru_cache(maxsize=256)
 def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[..., object]:
-    return sp.lambdify(symbols, prim.naive(expr), modules="mpmath")
+    return sp.lambdify(symbols, prim.naive(expr), modules=[_MP_FUNCTIONS, "mpmath"])
 
 
 def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
