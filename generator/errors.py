@@ -8,6 +8,23 @@ the expression) and exit status 2; anything else is a bug.
 from __future__ import annotations
 
 
+def _printable(text: str) -> str:
+    """`text` with control characters escaped, so a message cannot drive the terminal."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def _echo(source: str) -> str:
+    """The expression as echoed above the caret: one column per character, printable ASCII only.
+
+    Tabs become spaces and anything else outside printable ASCII becomes '?',
+    so that the caret stays under the right character (a wide or combining
+    character would shift it) and nothing reaches the terminal unescaped.
+    """
+    return "".join(
+        " " if ch in "\t\n\r" else ch if " " <= ch <= "~" else "?" for ch in source
+    )
+
+
 class GeneratorError(Exception):
     """Bad input: an expression, an option or a config value."""
 
@@ -19,8 +36,9 @@ class GeneratorError(Exception):
 
     def render(self) -> str:
         """The message as shown on stderr: one line, then the caret under the position if known."""
+        message = _printable(self.message)
         if self.source is None or self.column is None:
-            return f"error: {self.message}"
-        line = self.source.replace("\n", " ").replace("\t", " ")
+            return f"error: {message}"
+        line = _echo(self.source)
         col = max(0, min(self.column, len(line)))
-        return f"error: {self.message} (at column {col + 1})\n  {line}\n  {' ' * col}^"
+        return f"error: {message} (at column {col + 1})\n  {line}\n  {' ' * col}^"

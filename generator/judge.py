@@ -119,12 +119,16 @@ _MP_FUNCTIONS = {
     "tanh": _saturating(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1)),
     "erf": _saturating(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
     "erfc": _saturating(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),
+    # Derivatives of abs and sign: the point mass is taken as 0 at the kink, as in the printer.
+    "DiracDelta": lambda u, *order: mpmath.mpf(0),
+    "Heaviside": lambda u, *h0: mpmath.mpf(1) if u > 0 else mpmath.mpf(0),
+    "sign": mpmath.sign,
 }
 
 
 @functools.lru_cache(maxsize=256)
 def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[..., object]:
-    return sp.lambdify(symbols, prim.naive(expr), modules=[_MP_FUNCTIONS, "mpmath"])
+    return sp.lambdify(symbols, prim.naive(expr), modules=[_MP_FUNCTIONS, "mpmath"], cse=True)
 
 
 def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
@@ -206,7 +210,7 @@ def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray
     """`expr` evaluated in float32 with NumPy stand-ins for the emitted ops."""
     # The module object, not the string "numpy": the string makes lambdify import
     # NumPy's lazy submodules (f2py among them), 150 ms on a cold start.
-    fn = sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, np])
+    fn = sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, np], cse=True)
     args = [np.asarray(p, dtype=np.float32) for p in points]
     with np.errstate(all="ignore"):
         try:
