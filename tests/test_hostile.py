@@ -1,0 +1,666 @@
+"""Hostile and malformed input: nothing executes, every failure is one clear message, nothing is written.
+
+* Hostile input (code that would run if anything evaluated it) is rejected
+  with exit 2, and the side effect it asks for does not happen: through
+  main(argv) and through a real `python -m generator` process.
+* Malformed input: exit 2, one "error:" line, the caret under the right column.
+* Valid but troublesome input keeps working (checked by importing the module
+  and taking derivatives), or fails with a clear message.
+* Resources are bounded: text length, depth, node count, exponents, constants,
+  --order; the worst inputs finish quickly (a generous subprocess timeout
+  guards against hangs; docs/fuzzing.md records the timings).
+* Files are written atomically; on any failure nothing is written and an
+  existing file keeps its bytes; OS errors are exit 2, not tracebacks.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from generator import Spec, generate
+from generator.cli import main
+from generator.errors import GeneratorError
+from generator.parse import MAX_DEPTH, MAX_LENGTH, MAX_NAME_LENGTH, MAX_NODES, parse
+from generator.pipeline import MAX_ORDER
+from generator.write import check_target, write_atomic
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SOFTPLUS = "log(1+exp(x))"
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def run_main(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_error(code, out, err, *words, column=None):
+    """Exit 2, nothing on stdout, one "error:" line (+ source and caret when a column applies)."""
+    assert code == 2, (code, err)
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.rstrip("\n").split("\n")
+    assert lines[0].startswith("error: "), err
+    assert sum(line.startswith("error") for line in lines) == 1, err
+    for word in words:
+        assert word in lines[0], (word, err)
+    if column is None:
+        return lines
+    assert len(lines) == 3, err
+    assert f"(at column {column + 1})" in lines[0], err
+    assert lines[2] == "  " + " " * column + "^", err
+    return lines
+
+
+def listing(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in directory.iterdir()}
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def run_cli(args, cwd, timeout=60):
+    """A real `python -m generator` process; the timeout guards against hangs."""
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def derivatives(tf, fn, x: float, order: int) -> list[float]:
+    """f(x), f'(x), ..., f^(order)(x) in float64 through nested gradient tapes."""
+    t = tf.constant(x, tf.float64)
+    tapes = [tf.GradientTape(persistent=True) for _ in range(order)]
+    for tape in tapes:
+        tape.__enter__()
+        tape.watch(t)
+    values = [fn(t)]
+    for k in range(order):
+        tape = tapes[order - 1 - k]
+        tape.__exit__(None, None, None)
+        grad = tape.gradient(values[-1], t)
+        values.append(tf.zeros_like(t) if grad is None else grad)
+    return [float(v) for v in values]
+
+
+# --------------------------------------------------------------------------
+# hostile input never executes
+
+
+def hostile_payloads(marker: Path) -> list[str]:
+    m = str(marker)
+    return [
+        f"__import__('os').system('touch {m}')",
+        "().__class__.__bases__[0].__subclasses__()",
+        f"exec(\"open('{m}', 'w')\")",
+        f"eval(\"__import__('os').system('touch {m}')\")",
+        f"open('{m}', 'w')",
+        f"(lambda: __import__('os').system('touch {m}'))()",
+        "lambda: x",
+        "x.__class__",
+        "exp(x).__class__.__mro__",
+        f"f\"{{__import__('os').system('touch {m}')}}\"",
+        "f'{x}'",
+        f"(y := __import__('os').system('touch {m}'))",
+        "(y := x)",
+        f"[__import__('os').system('touch {m}') for _ in 'a']",
+        f"x if __import__('os').system('touch {m}') else x",
+        "getattr(x, '__class__')",
+        "globals()['__builtins__']",
+        "breakpoint()",
+        f"sin(x) + __import__('os').system('touch {m}')",
+        f"sin(x)[__import__('os').system('touch {m}')]",
+        f"exp(x) * {{'a': __import__('os').system('touch {m}')}}",
+        "x.__class__.__base__.__subclasses__()[0].__init__.__globals__",
+    ]
+
+
+def test_hostile_input_through_main_never_executes(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "pwned"
+    output = tmp_path / "out.py"
+    for payload in hostile_payloads(marker):
+        code, out, err = run_main(capsys, [payload, "-o", str(output)])
+        assert_one_error(code, out, err)
+        assert not marker.exists(), payload
+    assert listing(tmp_path) == {}
+
+
+def test_hostile_names_in_options_are_rejected(capsys, tmp_path):
+    marker = tmp_path / "pwned"
+    for argv in (
+        ["x", "--name", f"__import__('os').system('touch {marker}')"],
+        ["x", "--vars", "x,__class__"],
+        ["x", "--name", "f; import os"],
+        ["x", "--name", "f\n# DO NOT EDIT"],
+    ):
+        code, out, err = run_main(capsys, argv)
+        assert_one_error(code, out, err, "name")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "__import__('os').system('touch {m}')",
+        "exec(\"open('{m}', 'w')\")",
+        "f\"{{__import__('os').system('touch {m}')}}\"",
+    ],
+)
+def test_hostile_input_through_python_dash_m_never_executes(tmp_path, payload):
+    marker = tmp_path / "pwned"
+    output = tmp_path / "out.py"
+    result = run_cli([payload.format(m=marker), "-o", str(output)], cwd=tmp_path)
+    assert_one_error(result.returncode, result.stdout, result.stderr)
+    assert not marker.exists()
+    assert not output.exists()
+
+
+def test_parser_never_calls_eval_exec_or_sympify(monkeypatch):
+    """Every kind of valid construct parses with eval, exec and sympify disabled."""
+
+    real_eval, real_exec = builtins.eval, builtins.exec
+
+    def guard(real):
+        # Imports run compiled code objects through exec; source text is what must never run.
+        def checked(source, *args, **kwargs):
+            if isinstance(source, (str, bytes)):
+                raise AssertionError(f"the parser evaluated {source!r}")
+            return real(source, *args, **kwargs)
+
+        return checked
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("the parser called sympify")
+
+    # (ast.parse itself calls compile() with PyCF_ONLY_AST, so compile stays.)
+    monkeypatch.setattr(builtins, "eval", guard(real_eval))
+    monkeypatch.setattr(builtins, "exec", guard(real_exec))
+    monkeypatch.setattr(sp, "sympify", forbidden)
+    monkeypatch.setattr(sp, "parse_expr", forbidden, raising=False)
+    text = (
+        "-x**2/3 + 2.5e-3*y - 1_000*sqrt(x) + logaddexp(x, y) + xlogy(x, y) + hypot(x, 2) "
+        "+ log_sigmoid(x) + log1mexp(x) + softplus(-y) + erfc(x) + pi*e + abs(x) + 0x10"
+    )
+    expr = parse(text)
+    assert {s.name for s in expr.free_symbols} == {"x", "y"}
+
+
+# --------------------------------------------------------------------------
+# malformed input: exit 2, one line, the caret at the right place
+
+
+@pytest.mark.parametrize(
+    "text, words, column",
+    [
+        ("", ["empty"], None),
+        ("   ", ["empty"], None),
+        ("(x + 1", ["syntax error", "'('"], 0),
+        ("x + 1)", ["syntax error", "')'"], 5),
+        ("exp(x", ["syntax error", "'('"], 3),
+        ("((x)", ["syntax error"], 0),
+        ("x +", ["syntax error", "end of the expression"], 3),
+        ("x + ", ["syntax error", "end of the expression"], 3),
+        ("2**", ["syntax error", "end of the expression"], 3),
+        ("  x * ", ["syntax error", "end of the expression"], 5),
+        ("x + * 2", ["syntax error"], 4),
+        ("(x y)", ["missing operator"], 1),
+        ("foo(x)", ["unknown function", "'foo'"], 0),
+        ("x + foo(x)", ["unknown function", "'foo'"], 4),
+        ("log(x, y, z)", ["log()", "1 argument", "got 3"], 0),
+        ("logaddexp(x)", ["logaddexp()", "2 arguments", "got 1"], 0),
+        ("1 + 2", ["no variable", "constant"], 0),
+        ("pi * e", ["constant"], 0),
+        ("lambda", ["syntax error"], 6),
+        ("x + class", ["syntax error"], 4),
+        ("if + x", ["syntax error"], 0),
+        ("None * x", ["None"], 0),
+        ("True + x", ["bool"], 0),
+        ("match * x", ["'match'", "keyword"], 0),
+        ("type * x", ["'type'", "keyword"], 0),
+        ("x + \u03b1", ["non-ASCII", "'\u03b1'"], 4),
+        ("x\u00e9 + 1", ["non-ASCII"], 1),
+        ("x\x0b+ 1", ["control character", "U+000B"], 1),
+        ("x + \x1b[31m", ["control character", "U+001B"], 4),
+        ("x\x00", ["control character"], 1),
+        ("x\n+ 1", ["one line"], 1),
+        ("x # a comment", ["comments"], 2),
+        ("x" * (MAX_NAME_LENGTH + 1) + " + 1", [f"{MAX_NAME_LENGTH + 1} characters", f"limit is {MAX_NAME_LENGTH}"], 0),
+        ("x ** 1001", ["exponent", "1001", "too large"], 5),
+    ],
+)
+def test_malformed_input_gives_one_clear_message(capsys, text, words, column):
+    code, out, err = run_main(capsys, [text])
+    assert_one_error(code, out, err, *words, column=column)
+
+
+def test_long_names_up_to_the_limit_work(load_module, tf):
+    name = "a" * MAX_NAME_LENGTH
+    module = load_module(f"2*{name} + {name}**2")
+    assert float(module.f(tf.constant(3.0, tf.float64))) == pytest.approx(15.0)
+
+
+def test_tab_keeps_the_caret_aligned(capsys):
+    code, out, err = run_main(capsys, ["x +\tfoo(x)"])
+    lines = assert_one_error(code, out, err, "'foo'", column=4)
+    assert lines[1] == "  x + foo(x)"
+
+
+# --------------------------------------------------------------------------
+# names that clash with generated identifiers
+
+
+def test_variables_named_like_generated_identifiers(load_module, tf):
+    """Generated names get a trailing underscore; the user's names are kept and the values are right."""
+    variables = ["dtype", "result", "dy", "unused_x", "y", "d_x", "first_order_custom", "f", "x"]
+    expr = " + ".join(f"{v}*x" for v in variables[:-1])
+    module = load_module(expr)
+    assert module.__all__ == ["fn"]  # `f` is taken by a variable
+    point = {v: 1.0 + 0.25 * k for k, v in enumerate(sorted(variables))}
+    tensors = {k: tf.constant(v, tf.float64) for k, v in point.items()}
+    with tf.GradientTape() as tape:
+        tape.watch(list(tensors.values()))
+        value = module.fn(**tensors)
+    grads = dict(zip(tensors, tape.gradient(value, list(tensors.values()))))
+    x = point["x"]
+    others = [point[v] for v in variables[:-1]]
+    assert float(value) == pytest.approx(x * sum(others))
+    assert float(grads["x"]) == pytest.approx(sum(others))
+    for v in variables[:-1]:
+        assert float(grads[v]) == pytest.approx(x)
+
+
+@pytest.mark.parametrize("name", ["y", "dy", "dtype", "result", "first_order_gradient", "print", "exp"])
+def test_function_named_like_generated_identifiers(load_module, tf, name):
+    module = load_module("x**3", name=name)
+    fn = getattr(module, name)
+    assert derivatives(tf, fn, 2.0, 2) == pytest.approx([8.0, 12.0, 12.0])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG (template): a function named like a builtin that the generated module uses "
+    "(isinstance, hasattr, bool, complex) shadows it, and the module's _float_inputs breaks",
+)
+@pytest.mark.parametrize("name", ["isinstance", "hasattr", "bool"])
+def test_function_named_like_a_builtin_the_module_uses(load_module, tf, name):
+    module = load_module("x**3", name=name)
+    assert float(getattr(module, name)(tf.constant(2.0, tf.float64))) == 8.0
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["sin(x) * tf"], ["'tf'", "shadow"]),
+        (["x", "--name", "tf"], ["'tf'"]),
+        (["x + y", "--name", "y"], ["'y'", "variable"]),
+        (["x", "--vars", "x,tf"], ["'tf'"]),
+        (["x", "--name", "_f"], ["'_f'"]),
+        (["x", "--name", "1f"], ["'1f'"]),
+        (["x", "--name", "f\u00e9"], ["not allowed"]),
+        (["x", "--name", "a" * (MAX_NAME_LENGTH + 1)], ["limit is"]),
+        (["x", "--vars", "x," + "b" * (MAX_NAME_LENGTH + 1)], ["limit is"]),
+    ],
+)
+def test_clashing_or_bad_names_fail_clearly(capsys, argv, words):
+    code, out, err = run_main(capsys, argv)
+    assert_one_error(code, out, err, *words)
+
+
+# --------------------------------------------------------------------------
+# valid but troublesome input
+
+
+@pytest.mark.parametrize("order", [2, 3])
+def test_linear_function_has_constant_then_zero_derivatives(load_module, tf, order):
+    module = load_module("2*x", order=order)
+    for x in (-3.0, 0.0, 1.5):
+        assert derivatives(tf, module.f, x, order) == [2 * x, 2.0] + [0.0] * (order - 1)
+
+
+def test_identity(load_module, tf):
+    module = load_module("x")
+    assert derivatives(tf, module.f, 0.7, 2) == [0.7, 1.0, 0.0]
+    # beyond the custom-gradient order TF differentiates the last formulas: still zero
+    assert derivatives(tf, module.f, 0.7, 3)[3] == 0.0
+
+
+def test_abs_at_zero_is_finite(load_module, tf):
+    module = load_module("abs(x)")
+    value, first, second = derivatives(tf, module.f, 0.0, 2)
+    assert value == 0.0
+    assert -1.0 <= first <= 1.0
+    assert second == 0.0
+    assert derivatives(tf, module.f, -2.0, 2) == [2.0, -1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("sqrt(-1-x**2)", ["sqrt(-1-x**2)", "not real for any real input", "always negative"]),
+        ("log(-exp(x))", ["log(-exp(x))", "never positive"]),
+        ("sqrt(-x**2)", ["not real"]),
+        ("acos(2 + x**2)", ["never in [-1, 1]"]),
+        ("acosh(-x**2)", ["below 1"]),
+        ("atanh(1 + exp(x))", ["never in (-1, 1)"]),
+        ("log1mexp(-x**2)", ["never positive"]),
+        ("xlogy(x, -exp(y))", ["second argument"]),
+        ("(-2)**x", ["negative base"]),
+        ("(-1 - x**2)**0.5", ["negative base"]),
+        ("0**x", ["0 to a variable power"]),
+        ("x + sqrt(-1)", ["sqrt(-1)", "not a real number"]),
+        ("x + log(-1)", ["not a real number"]),
+        ("x * acos(2)", ["acos(2)", "not a real number"]),
+        ("x * (-8)**(1/3)", ["not a real number"]),
+        ("x * log1mexp(-1)", ["not a real number"]),
+        ("x + log(0)", ["log(0)", "undefined"]),
+        ("x + atanh(1)", ["undefined"]),
+        ("xlogy(x, 0)", ["second argument"]),
+    ],
+)
+def test_nowhere_real_expressions_fail_at_generation(capsys, text, words):
+    """Decision: what SymPy proves has no real value anywhere is an error, with the caret on it."""
+    code, out, err = run_main(capsys, [text])
+    assert_one_error(code, out, err, *words)
+
+
+def test_partially_real_expression_returns_nan_outside_its_domain(load_module, tf):
+    """Decision: an expression that is real somewhere is generated; outside its domain f is NaN."""
+    module = load_module("log(x) + sqrt(x)")
+    assert math.isnan(float(module.f(tf.constant(-1.0, tf.float64))))
+    value, first = derivatives(tf, module.f, 4.0, 1)
+    assert value == pytest.approx(math.log(4.0) + 2.0)
+    assert first == pytest.approx(0.25 + 0.25)
+
+
+def test_huge_integer_power_works(load_module, tf):
+    module = load_module("x**1000")
+    value, first, second = derivatives(tf, module.f, 1.001, 2)
+    assert value == pytest.approx(1.001**1000, rel=1e-12)
+    assert first == pytest.approx(1000 * 1.001**999, rel=1e-12)
+    assert second == pytest.approx(1000 * 999 * 1.001**998, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("x**1001", ["exponent", "1001"]),
+        ("x**-1001", ["exponent", "-1001"]),
+        ("(x**1000)**1000", ["exponent 1000000"]),
+        ("x**600 * x**600", ["exponent 1200"]),
+        ("x * 10**400", ["10**400", "float64"]),
+        ("x * ((10**1000)**1000)**1000", ["10**1000", "float64"]),
+        ("x * 1.5**(1e300 + 0.5)", ["exponent", "too large"]),
+        ("x * 1e400", ["not finite"]),
+        ("x * 1e-99999999", ["too small"]),
+        ("x * " + "9" * 400, ["too large for float64"]),
+        ("x * exp(exp(exp(100)))", ["exp(exp(100))", "too large"]),
+        ("x * 2**2**2**2**2", ["exponent", "too large"]),
+    ],
+)
+def test_oversized_numbers_fail_fast(capsys, text, words):
+    """These would make SymPy build enormous exact numbers (or hang evaluating them)."""
+    code, out, err = run_main(capsys, [text])
+    assert_one_error(code, out, err, *words)
+
+
+def test_deeply_nested_functions_generate(tf):
+    """50 nested calls generate a module that compiles and computes the right value."""
+    text = "sin(" * 50 + "x" + ")" * 50
+    source = generate(Spec(text, order=1))
+    namespace: dict = {}
+    exec(compile(source, "<generated>", "exec"), namespace)  # the generated module, not user input
+    value, first = derivatives(tf, namespace["f"], 0.5, 1)
+    expected, slope = 0.5, 1.0
+    for _ in range(50):
+        slope *= math.cos(expected)
+        expected = math.sin(expected)
+    assert value == pytest.approx(expected, rel=1e-12)
+    assert first == pytest.approx(slope, rel=1e-9)
+
+
+def test_fifty_nested_exp_generates_within_the_time_guard(tmp_path):
+    """The worst case in this file: exp(exp(...)) 50 deep, through the real CLI."""
+    text = "exp(" * 50 + "x" + ")" * 50
+    output = tmp_path / "deep.py"
+    result = run_cli([text, "--order", "2", "-o", str(output)], cwd=tmp_path, timeout=60)
+    assert result.returncode == 0, result.stderr
+    compile(output.read_text(), str(output), "exec")
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("(" * 999 + "x" + ")" * 999, ["too many nested parentheses"]),
+        ("(" * 1000 + "x" + ")" * 1000, [f"limit is {MAX_LENGTH}"]),
+        ("exp(" * (MAX_DEPTH + 1) + "x" + ")" * (MAX_DEPTH + 1), ["nested too deeply"]),
+        ("x + " + "-" * 1995 + "x", ["nested too deeply"]),
+        ("x" + "**x" * 600, ["nested too deeply"]),
+        ("not " * 400 + "x", ["'not'"]),
+        ("+".join(["x"] * (MAX_NODES + 1)), [f"more than {MAX_NODES} nodes"]),
+        ("x" * (MAX_LENGTH + 1), [f"limit is {MAX_LENGTH}"]),
+    ],
+)
+def test_resource_limits_give_clear_errors(capsys, text, words):
+    code, out, err = run_main(capsys, [text])
+    assert_one_error(code, out, err, *words)
+
+
+def test_long_sums_are_not_nesting():
+    """A sum of 100 terms is a chain, not 100 levels of nesting."""
+    expr = parse(" + ".join(f"x**{k}" for k in range(1, 101)))
+    assert len(expr.args) == 100
+
+
+@pytest.mark.parametrize("order", ["0", "-1", str(MAX_ORDER + 1), "10**100", "99999999999999999999", "1.5", "two", ""])
+def test_order_is_bounded(capsys, order):
+    code, out, err = run_main(capsys, ["x", "--order", order])
+    assert_one_error(code, out, err, "--order")
+
+
+# --------------------------------------------------------------------------
+# files: atomic, untouched on failure, only our own files overwritten
+
+
+@functools.lru_cache(maxsize=1)
+def _softplus_source() -> str:
+    return generate(Spec(SOFTPLUS))
+
+
+def generated_file(path: Path) -> bytes:
+    path.write_text(_softplus_source(), encoding="utf-8")
+    return path.read_bytes()
+
+
+def test_bad_expression_leaves_existing_generated_file_untouched(capsys, tmp_path):
+    target = tmp_path / "m.py"
+    before = generated_file(target)
+    for text in ("foo(x)", "x +", "sqrt(-1-x**2)", "__import__('os')", "x**1001"):
+        code, out, err = run_main(capsys, [text, "-o", str(target), "--force"])
+        assert_one_error(code, out, err)
+        assert target.read_bytes() == before
+    assert sorted(listing(tmp_path)) == ["m.py"]
+
+
+def test_generation_failure_leaves_existing_file_untouched(capsys, tmp_path, monkeypatch):
+    """A failure after parsing (here, injected into rendering) writes nothing."""
+    import generator.pipeline as pipeline
+
+    def broken(model):
+        raise GeneratorError("injected failure")
+
+    monkeypatch.setattr(pipeline, "render", broken)
+    target = tmp_path / "m.py"
+    before = generated_file(target)
+    code, out, err = run_main(capsys, ["x**2", "-o", str(target)])
+    assert_one_error(code, out, err, "injected")
+    assert target.read_bytes() == before
+    assert sorted(listing(tmp_path)) == ["m.py"]
+
+
+def test_hand_written_file_is_refused_without_force(capsys, tmp_path):
+    target = tmp_path / "mine.py"
+    target.write_text("def f(x):\n    return x  # mine\n")
+    before = target.read_bytes()
+    code, out, err = run_main(capsys, ["x**2", "-o", str(target)])
+    assert_one_error(code, out, err, "refusing", "--force")
+    assert target.read_bytes() == before
+    code, out, err = run_main(capsys, ["x**2", "-o", str(target), "--force"])
+    assert code == 0, err
+    assert target.read_text().startswith("# Generated by generator ")
+
+
+def test_binary_or_huge_existing_file_is_refused_without_reading_it_all(capsys, tmp_path):
+    target = tmp_path / "blob.py"
+    target.write_bytes(b"\xff\xfe" + b"\x00" * (8 * 1024 * 1024))
+    code, out, err = run_main(capsys, ["x**2", "-o", str(target)])
+    assert_one_error(code, out, err, "refusing")
+    assert target.stat().st_size == 8 * 1024 * 1024 + 2
+
+
+def _parent_is_a_file(directory: Path) -> Path:
+    (directory / "file").write_text("x")
+    return directory / "file" / "m.py"
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda d: d, ["is a directory"]),
+        (lambda d: d / "missing" / "m.py", ["does not exist"]),
+        (_parent_is_a_file, ["is not a directory"]),
+    ],
+)
+def test_output_path_checks(capsys, tmp_path, make, words):
+    target = make(tmp_path)
+    before = listing(tmp_path)
+    code, out, err = run_main(capsys, [SOFTPLUS, "-o", str(target)])
+    assert_one_error(code, out, err, *words)
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("force", [False, True])
+def test_fifo_target_is_refused_without_blocking(capsys, tmp_path, force):
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    code, out, err = run_main(capsys, [SOFTPLUS, "-o", str(fifo), *(["--force"] if force else [])])
+    assert_one_error(code, out, err, "not a regular file")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_device_target_is_refused_even_with_force(capsys):
+    code, out, err = run_main(capsys, [SOFTPLUS, "-o", "/dev/null", "--force"])
+    assert_one_error(code, out, err, "not a regular file")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_symlink_is_written_through(capsys, tmp_path):
+    real = tmp_path / "real.py"
+    link = tmp_path / "link.py"
+    generated_file(real)
+    link.symlink_to(real)
+    code, out, err = run_main(capsys, ["x**2", "-o", str(link)])
+    assert code == 0, err
+    assert link.is_symlink()
+    assert "x**2" in real.read_text()
+    assert sorted(listing(tmp_path)) == ["link.py", "real.py"]
+
+
+def test_overwrite_keeps_the_file_mode(tmp_path):
+    target = tmp_path / "m.py"
+    generated_file(target)
+    target.chmod(0o600)
+    write_atomic(target, "# new\n")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert target.read_text() == "# new\n"
+
+
+def test_os_errors_while_writing_are_clear_and_leave_nothing(capsys, tmp_path, monkeypatch):
+    target = tmp_path / "m.py"
+    before = generated_file(target)
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", denied)
+    code, out, err = run_main(capsys, ["x**2", "-o", str(target)])
+    assert_one_error(code, out, err, "cannot write", "Permission denied")
+    assert target.read_bytes() == before
+    assert sorted(listing(tmp_path)) == ["m.py"], "the temporary file is removed"
+
+
+def test_disk_full_while_writing_leaves_nothing(tmp_path, monkeypatch):
+    target = tmp_path / "m.py"
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(GeneratorError, match="No space left on device"):
+        write_atomic(target, "# text\n")
+    assert listing(tmp_path) == {}
+
+
+def test_temporary_file_creation_failure_is_a_generator_error(tmp_path, monkeypatch):
+    import tempfile
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    with pytest.raises(GeneratorError, match="cannot write .*Permission denied"):
+        write_atomic(tmp_path / "m.py", "# text\n")
+
+
+@pytest.mark.skipif(IS_ROOT, reason="root ignores file permissions")
+def test_read_only_directory_gives_permission_error(capsys, tmp_path):
+    directory = tmp_path / "ro"
+    directory.mkdir()
+    directory.chmod(0o500)
+    try:
+        code, out, err = run_main(capsys, [SOFTPLUS, "-o", str(directory / "m.py")])
+        assert_one_error(code, out, err, "Permission denied")
+        assert list(directory.iterdir()) == []
+    finally:
+        directory.chmod(0o700)
+
+
+@pytest.mark.skipif(IS_ROOT, reason="root ignores file permissions")
+def test_unreadable_existing_file_gives_permission_error(capsys, tmp_path):
+    target = tmp_path / "m.py"
+    before = generated_file(target)
+    target.chmod(0o000)
+    try:
+        code, out, err = run_main(capsys, ["x**2", "-o", str(target)])
+        assert_one_error(code, out, err, "cannot read", "Permission denied")
+    finally:
+        target.chmod(0o644)
+    assert target.read_bytes() == before
+
+
+def test_check_target_accepts_new_and_generated_files(tmp_path):
+    check_target(tmp_path / "new.py")
+    target = tmp_path / "m.py"
+    generated_file(target)
+    check_target(target)
+    check_target(Path(os.path.relpath(target)))
