@@ -70,24 +70,38 @@ def _gelu(x):
     t3 = 0.5 * tf.math.erfc(-t2)
     y = t3 * x
 
+    if not tf.executing_eagerly():
+        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
+        # level's custom gradient.
+        _gelu_first_order(x)
+
     def first_order_gradient(dy):
-        @tf.custom_gradient
-        def first_order_custom(unused_x):
-            t4 = 0.5641895835477563
-            x_sq = tf.math.square(x)
-            exp = tf.math.exp(-0.5 * x_sq)
-            d_x = t3 + exp * t2 * t4
-
-            def second_order_gradient(dd_x):
-                d_x_x = exp * sqrt_2 * t4 - t1 * t4 * tf.math.square(x * tf.math.exp(-0.25 * x_sq))
-                return dd_x * d_x_x
-
-            return d_x, second_order_gradient
-
-        d_x = first_order_custom(x)
+        d_x = _gelu_first_order(x)
         return dy * d_x
 
     return y, first_order_gradient
+
+
+# The order-1 partials: a module-level function of the inputs only, so every level is
+# its own graph and higher orders work across tf.function boundaries and through a loaded
+# SavedModel. It recomputes what it needs of the lower levels.
+@tf.function(autograph=False, reduce_retracing=True)
+@tf.custom_gradient
+def _gelu_first_order(x):
+    sqrt_2 = 1.4142135623730951
+    t1 = 0.5 * sqrt_2
+    t2 = t1 * x
+    t3 = 0.5 * tf.math.erfc(-t2)
+    t4 = 0.5641895835477563
+    x_sq = tf.math.square(x)
+    exp = tf.math.exp(-0.5 * x_sq)
+    d_x = t3 + exp * t2 * t4
+
+    def second_order_gradient(dd_x):
+        d_x_x = exp * sqrt_2 * t4 - t1 * t4 * tf.math.square(x * tf.math.exp(-0.25 * x_sq))
+        return dd_x * d_x_x
+
+    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -12,12 +12,16 @@ Forms computed (after stabilisation):
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
 
+Stabilising rewrites applied:
+
+    - series: near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold
+
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.14 bits, 100.0% of 129 points within 3 bits
-    order 1: max 28.8 bits, mean 5.28 bits, 81.4% of 129 points within 3 bits
-    order 2: max 30.0 bits, mean 6.10 bits, 77.5% of 129 points within 3 bits
+    order 1: max 1.0 bits, mean 0.36 bits, 100.0% of 129 points within 3 bits
+    order 2: max 31.1 bits, mean 0.59 bits, 97.7% of 129 points within 3 bits
 
 Usage:
 
@@ -85,60 +89,75 @@ def _sinc(x):
         inv_t3 * sin_t3,
     )
 
+    if not tf.executing_eagerly():
+        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
+        # level's custom gradient.
+        _sinc_first_order(x)
+
     def first_order_gradient(dy):
-        @tf.custom_gradient
-        def first_order_custom(unused_x):
-            d_x = tf.where(
-                t2,
-                t1
-                * _polyval(
-                    [
-                        -1.4797143443923793e-16,
-                        4.498331606952833e-14,
-                        -1.0706029224547743e-11,
-                        1.9270852604185937e-09,
-                        -2.505210838544172e-07,
-                        2.2045855379188714e-05,
-                        -0.0011904761904761906,
-                        0.03333333333333333,
-                        -0.3333333333333333,
-                    ],
-                    t1_sq,
-                ),
-                inv_t3 * tf.math.cos(t3) - sin_t3 / tf.math.square(t3),
-            )
-
-            def second_order_gradient(dd_x):
-                t4 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
-                sin_t4 = tf.math.sin(t4)
-                d_x_x = tf.where(
-                    abs_x < 0.5,
-                    _polyval(
-                        [
-                            -2.515514385467045e-15,
-                            6.74749741042925e-13,
-                            -1.3917837991912066e-10,
-                            2.1197937864604532e-08,
-                            -2.2546897546897547e-06,
-                            0.00015432098765432098,
-                            -0.005952380952380952,
-                            0.1,
-                            -0.3333333333333333,
-                        ],
-                        tf.math.square(tf.clip_by_value(x, -0.5, 0.5)),
-                    ),
-                    -sin_t4 / t4
-                    - 2.0 * tf.math.cos(t4) / tf.math.square(t4)
-                    + 2.0 * sin_t4 / t4**3,
-                )
-                return dd_x * d_x_x
-
-            return d_x, second_order_gradient
-
-        d_x = first_order_custom(x)
+        d_x = _sinc_first_order(x)
         return dy * d_x
 
     return y, first_order_gradient
+
+
+# The order-1 partials: a module-level function of the inputs only, so every level is
+# its own graph and higher orders work across tf.function boundaries and through a loaded
+# SavedModel. It recomputes what it needs of the lower levels.
+@tf.function(autograph=False, reduce_retracing=True)
+@tf.custom_gradient
+def _sinc_first_order(x):
+    t1 = tf.clip_by_value(x, -1.0, 1.0)
+    t1_sq = tf.math.square(t1)
+    abs_x = tf.math.abs(x)
+    t2 = abs_x < 1.0
+    t3 = tf.where(tf.math.abs(x) < 1.0, tf.ones_like(x) * 1.0, x)
+    sin_t3 = tf.math.sin(t3)
+    inv_t3 = 1.0 / t3
+    d_x = tf.where(
+        t2,
+        t1
+        * _polyval(
+            [
+                -1.4797143443923793e-16,
+                4.498331606952833e-14,
+                -1.0706029224547743e-11,
+                1.9270852604185937e-09,
+                -2.505210838544172e-07,
+                2.2045855379188714e-05,
+                -0.0011904761904761906,
+                0.03333333333333333,
+                -0.3333333333333333,
+            ],
+            t1_sq,
+        ),
+        inv_t3 * tf.math.cos(t3) - sin_t3 / tf.math.square(t3),
+    )
+
+    def second_order_gradient(dd_x):
+        t4 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
+        sin_t4 = tf.math.sin(t4)
+        d_x_x = tf.where(
+            abs_x < 0.5,
+            _polyval(
+                [
+                    -2.515514385467045e-15,
+                    6.74749741042925e-13,
+                    -1.3917837991912066e-10,
+                    2.1197937864604532e-08,
+                    -2.2546897546897547e-06,
+                    0.00015432098765432098,
+                    -0.005952380952380952,
+                    0.1,
+                    -0.3333333333333333,
+                ],
+                tf.math.square(tf.clip_by_value(x, -0.5, 0.5)),
+            ),
+            -sin_t4 / t4 - 2.0 * tf.math.cos(t4) / tf.math.square(t4) + 2.0 * sin_t4 / t4**3,
+        )
+        return dd_x * d_x_x
+
+    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):
