@@ -86,7 +86,10 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
         for index in itertools.combinations_with_replacement(names, k):
             var = by_name[index[-1]]
             raw[index] = sp.diff(raw[index[:-1]], var)
-            candidates = [stable(sp.diff(partials[index[:-1]], var)), stable(raw[index])]
+            from_parent = sp.diff(partials[index[:-1]], var)
+            # factor_terms exposes shapes that the chain rule spreads over a sum,
+            # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
+            candidates = [stable(from_parent), stable(sp.factor_terms(from_parent)), stable(raw[index])]
             if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
                 together = sp.cancel(sp.together(raw[index]))
                 candidates += [stable(together), stable(sp.factor(together))]

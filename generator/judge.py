@@ -96,15 +96,21 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
     return pts
 
 
-# Beyond this magnitude an argument of exp-like functions only means overflow
-# or underflow for any float format; mpmath would otherwise spend minutes on,
-# say, erfc(expm1(1e38)), whose inner square has a 2**254-bit exponent.
-_MP_HUGE = mpmath.mpf(10) ** 8
+# Sample points stay below 3.4e38, so exp-like functions of them are computed
+# exactly (mpmath's exponents are unbounded: exp(1e38) is fine). Only a function
+# of an astronomically large value, such as erfc(expm1(1e38)) whose inner square
+# has a 2**254-bit exponent, would take mpmath minutes; beyond _MP_LARGE such
+# arguments saturate to the limit (inf, 0, +-1).
+_MP_LARGE = mpmath.mpf(10) ** 50
+_HUGE = mpmath.inf
+_TRIG_LARGE = mpmath.mpf(10) ** 50
 
 
-def _saturating(fn: Callable[[object], object], low: object, high: object) -> Callable[[object], object]:
+def _saturating(
+    fn: Callable[[object], object], low: object, high: object, large: object = _MP_LARGE
+) -> Callable[[object], object]:
     def wrapped(u: object) -> object:
-        if isinstance(u, mpmath.mpf) and abs(u) > _MP_HUGE:
+        if isinstance(u, mpmath.mpf) and abs(u) > large:
             return high if u > 0 else low
         return fn(u)
 
@@ -112,13 +118,16 @@ def _saturating(fn: Callable[[object], object], low: object, high: object) -> Ca
 
 
 _MP_FUNCTIONS = {
-    "exp": _saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf),
-    "expm1": _saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf),
-    "sinh": _saturating(mpmath.sinh, -mpmath.inf, mpmath.inf),
-    "cosh": _saturating(mpmath.cosh, mpmath.inf, mpmath.inf),
+    "exp": _saturating(mpmath.exp, mpmath.mpf(0), _HUGE),
+    "expm1": _saturating(mpmath.expm1, mpmath.mpf(-1), _HUGE),
+    "sinh": _saturating(mpmath.sinh, -_HUGE, _HUGE),
+    "cosh": _saturating(mpmath.cosh, _HUGE, _HUGE),
     "tanh": _saturating(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1)),
     "erf": _saturating(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
     "erfc": _saturating(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),
+    "sin": _saturating(mpmath.sin, mpmath.nan, mpmath.nan, _TRIG_LARGE),
+    "cos": _saturating(mpmath.cos, mpmath.nan, mpmath.nan, _TRIG_LARGE),
+    "tan": _saturating(mpmath.tan, mpmath.nan, mpmath.nan, _TRIG_LARGE),
     # Derivatives of abs and sign: the point mass is taken as 0 at the kink, as in the printer.
     "DiracDelta": lambda u, *order: mpmath.mpf(0),
     "Heaviside": lambda u, *h0: mpmath.mpf(1) if u > 0 else mpmath.mpf(0),

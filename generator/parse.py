@@ -22,6 +22,7 @@ import ast
 import keyword
 import math
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -432,7 +433,10 @@ def parse(text: str) -> sp.Expr:
     stripped = text.strip()
     offset = text.index(stripped[0])
     try:
-        tree = ast.parse(stripped, mode="eval")
+        # Python warns on stderr about some tokens (`1if`, `0x1for`); make them syntax errors instead.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
         raise _syntax_error(exc, stripped, text, offset) from None
     except (ValueError, RecursionError, MemoryError):

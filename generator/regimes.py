@@ -28,7 +28,7 @@ SERIES_TERMS = 18
 # A size limit, not a clock, bounds SymPy's series: a wall-clock budget would
 # make the output depend on the machine's speed.
 SERIES_MAX_OPS = 40
-LIMIT_PROBES = (40, 80, 160, 320)  # evaluate at sign * 10**k
+LIMIT_PROBES = (12, 16, 20, 25)  # evaluate at sign * 10**k, below the judge's saturation
 SERIES_THRESHOLDS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
 NEAR_ZERO = 0.1  # bad points this close to 0 call for a series
 FLOAT_MAX = sp.Float(3.4028234663852886e38, 17)
@@ -110,7 +110,7 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
     """The limit at sign*infinity, read off mpmath values far out, when they have settled.
 
     Cheaper and more predictable than sp.limit; a limit that has not settled
-    to 12 digits by 10**320 is not used.
+    to 12 digits by 10**25 is not used.
     """
     fn = judge._mp_function(truth, (x,))
     values = []
@@ -123,7 +123,7 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
             if not isinstance(value, mpmath.mpf) or not mpmath.isfinite(value):
                 return None
             values.append(value)
-        if all(abs(v) < mpmath.mpf(10) ** -100 for v in values[1:]):
+        if all(abs(v) < mpmath.mpf(10) ** -30 for v in values[1:]):
             return sp.Integer(0)
         last = values[-1]
         if all(abs(v - last) <= mpmath.mpf(10) ** -12 * abs(last) for v in values[1:]):

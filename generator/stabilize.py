@@ -282,6 +282,23 @@ def _one_plus_tanh(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _sigmoid_difference(node: sp.Expr) -> sp.Expr | None:
+    """c*sigmoid(u) - c*sigmoid(-u) = c*tanh(u/2): no cancellation near u = 0."""
+    if not isinstance(node, sp.Add):
+        return None
+    terms = list(node.args)
+    for i, term in enumerate(terms):
+        coeff, factor = term.as_coeff_Mul()
+        if not isinstance(factor, sigmoid):
+            continue
+        u = factor.args[0]
+        partner = -coeff * sigmoid(-u)
+        if partner in terms[i + 1 :] or partner in terms[:i]:
+            rest = [t for k, t in enumerate(terms) if k != i and t != partner]
+            return sp.Add(*rest) + coeff * sp.tanh(u / 2)
+    return None
+
+
 def _one_minus_tanh_squared(node: sp.Expr) -> sp.Expr | None:
     """1 - tanh(u)**2 = 1/cosh(u)**2, which does not round to 0 for |u| > 9."""
     if not isinstance(node, sp.Add) or 1 not in node.args:
@@ -374,6 +391,7 @@ RULES: tuple[Rule, ...] = (
     Rule("one_minus_cos", "1 - cos(u) cancels near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
     Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
+    Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
     Rule("exp_over_expm1_squared", "exp(u)/expm1(u)**2 is inf/inf where exp overflows", _exp_over_expm1_squared),
     Rule("softplus_reflection", "a*softplus(-u) + b*softplus(u) cancels for large a, b", _softplus_reflection),
