@@ -6,7 +6,7 @@
 Forms computed (after stabilisation):
 
     f(x) = x*erfc(-x*sqrt(2)/2)/2
-    f'(x) = erfc(-x*sqrt(2)/2)/2 + x*sqrt(2)*exp(-x**2/2)/(2*sqrt(pi))
+    f'(x) = (x*sqrt(2)*exp(-x**2/2)/sqrt(pi) + erfc(-x*sqrt(2)/2))/2
     f''(x) = sqrt(2)*exp(-x**2/2)/sqrt(pi) - sqrt(2)*(x*exp(-x**2/4))**2/(2*sqrt(pi))
 
 Derivatives of order 2 and below come from the formulas above. Beyond
@@ -65,10 +65,9 @@ def gelu(x):
 @tf.custom_gradient
 def _gelu(x):
     sqrt_2 = 1.4142135623730951
-    t1 = 0.5 * sqrt_2
-    t2 = t1 * x
-    t3 = 0.5 * tf.math.erfc(-t2)
-    y = t3 * x
+    t1 = 0.5 * x
+    erfc = tf.math.erfc(-sqrt_2 * t1)
+    y = erfc * t1
 
     if not tf.executing_eagerly():
         # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
@@ -89,16 +88,16 @@ def _gelu(x):
 @tf.custom_gradient
 def _gelu_first_order(x):
     sqrt_2 = 1.4142135623730951
-    t1 = 0.5 * sqrt_2
-    t2 = t1 * x
-    t3 = 0.5 * tf.math.erfc(-t2)
-    t4 = 0.5641895835477563
+    t1 = 0.5 * x
+    erfc = tf.math.erfc(-sqrt_2 * t1)
     x_sq = tf.math.square(x)
     exp = tf.math.exp(-0.5 * x_sq)
-    d_x = t3 + exp * t2 * t4
+    t2 = 0.5641895835477563
+    t3 = sqrt_2 * t2
+    d_x = 0.5 * erfc + 0.5 * exp * t3 * x
 
     def second_order_gradient(dd_x):
-        d_x_x = exp * sqrt_2 * t4 - t1 * t4 * tf.math.square(x * tf.math.exp(-0.25 * x_sq))
+        d_x_x = -0.5 * t3 * tf.math.square(x * tf.math.exp(-0.25 * x_sq)) + exp * sqrt_2 * t2
         return dd_x * d_x_x
 
     return d_x, second_order_gradient

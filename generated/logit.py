@@ -7,7 +7,7 @@ Forms computed (after stabilisation):
 
     f(x) = log(x/(1 - x))
     f'(x) = -1/(x*(-1 + x))
-    f''(x) = 1/(x*(-1 + x)**2) + 1/(x**2*(-1 + x))
+    f''(x) = (1/x + 1/(-1 + x))/(x*(-1 + x))
 
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
@@ -17,7 +17,7 @@ over the whole float range; the forms evaluated with NumPy stand-ins for the TF 
 
     f: max 0.0 bits, mean 0.00 bits, 100.0% of 29 points within 3 bits
     order 1: max 1.6 bits, mean 0.13 bits, 100.0% of 128 points within 3 bits
-    order 2: max 32.0 bits, mean 0.44 bits, 99.2% of 129 points within 3 bits
+    order 2: max 2.0 bits, mean 0.35 bits, 100.0% of 129 points within 3 bits
 
 Usage:
 
@@ -83,10 +83,11 @@ def _logit_first_order(x):
     x_minus_1 = -1.0 + x
     inv_x = 1.0 / x
     inv_x_minus_1 = 1.0 / x_minus_1
-    d_x = -inv_x * inv_x_minus_1
+    t1 = inv_x * inv_x_minus_1
+    d_x = -t1
 
     def second_order_gradient(dd_x):
-        d_x_x = inv_x / tf.math.square(x_minus_1) + inv_x_minus_1 / tf.math.square(x)
+        d_x_x = t1 * (inv_x + inv_x_minus_1)
         return dd_x * d_x_x
 
     return d_x, second_order_gradient
