@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import shlex
 from dataclasses import dataclass
 
@@ -50,6 +51,8 @@ def generate(spec: Spec) -> str:
         raise GeneratorError(f"function name {name!r} is also a variable; choose another --name")
     if name in ("tf",):
         raise GeneratorError(f"function name {name!r} would shadow the tensorflow import")
+    if name in dir(builtins):
+        raise GeneratorError(f"function name {name!r} would shadow a Python builtin; choose another --name")
     if "tf" in variables:
         raise GeneratorError("variable name 'tf' would shadow the tensorflow import; rename it")
     derivation = derive(expr, symbols, spec.order)

@@ -14,6 +14,7 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from generator import primitives as prim
+from generator.errors import GeneratorError
 
 # SymPy function class -> TF op.
 TF_FUNCTIONS: dict[type, str] = {
@@ -56,9 +57,12 @@ def number_literal(value: sp.Expr) -> str:
     """A Python float literal for a real SymPy number (exact to double precision)."""
     if value.is_Integer:
         return f"{int(value)}.0" if abs(int(value)) < 10**15 else repr(float(value))
-    number = complex(sp.N(value, 30))
+    try:
+        number = complex(sp.N(prim.naive(value), 30))
+    except TypeError:
+        raise GeneratorError(f"the constant {value} has no numeric value") from None
     if number.imag != 0:
-        raise ValueError(f"cannot print complex constant {value}")
+        raise GeneratorError(f"the constant {value} is not real")
     return repr(float(number.real))
 
 

@@ -132,7 +132,7 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
 
 
 def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
-    if sp.count_ops(naive(truth)) > SERIES_MAX_OPS:
+    if sp.count_ops(naive(truth)) > SERIES_MAX_OPS or _has_opaque_constants(naive(truth)):
         return None
     try:
         series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
@@ -160,6 +160,14 @@ def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | Non
     bound = sp.Float(threshold, 17)
     polynomial = _polyval(series, x).xreplace({x: clip(x, -bound, bound)})
     return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
+
+
+def _has_opaque_constants(expr: sp.Expr) -> bool:
+    """True if a function is applied to a pure number (log(acosh(e))): SymPy's series
+    expands powers of such constants symbolically and can run for minutes."""
+    return any(f.is_number for f in expr.atoms(sp.Function)) or any(
+        p.is_number and not p.exp.is_Rational for p in expr.atoms(sp.Pow)
+    )
 
 
 def _polyval(series: sp.Expr, x: sp.Symbol) -> sp.Expr:
