@@ -74,38 +74,28 @@ def bce_with_logits(z, t):
 def _bce_with_logits(z, t):
     y = -t * z + tf.math.softplus(z)
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _bce_with_logits_first_order(z, t)
-
     def first_order_gradient(dy):
-        d_z, d_t = _bce_with_logits_first_order(z, t)
+        @tf.custom_gradient
+        def first_order_custom(unused_z, unused_t):
+            sigmoid_z = tf.math.sigmoid(z)
+            neg_z = -z
+            d_z = sigmoid_z - t
+            d_t = neg_z
+
+            def second_order_gradient(dd_z, dd_t):
+                d_z_z = sigmoid_z * tf.math.sigmoid(neg_z)
+                d_z_t = -1.0 * tf.ones_like(z)
+                d_t_t = tf.zeros_like(z)
+                return tf.math.multiply_no_nan(d_z_z, dd_z) + tf.math.multiply_no_nan(
+                    d_z_t, dd_t
+                ), tf.math.multiply_no_nan(d_z_t, dd_z)
+
+            return (d_z, d_t), second_order_gradient
+
+        d_z, d_t = first_order_custom(z, t)
         return dy * d_z, dy * d_t
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _bce_with_logits_first_order(z, t):
-    sigmoid_z = tf.math.sigmoid(z)
-    neg_z = -z
-    d_z = sigmoid_z - t
-    d_t = neg_z
-
-    def second_order_gradient(dd_z, dd_t):
-        d_z_z = sigmoid_z * tf.math.sigmoid(neg_z)
-        d_z_t = -1.0 * tf.ones_like(z)
-        d_t_t = tf.zeros_like(z)
-        return tf.math.multiply_no_nan(d_z_z, dd_z) + tf.math.multiply_no_nan(
-            d_z_t, dd_t
-        ), tf.math.multiply_no_nan(d_z_t, dd_z)
-
-    return (d_z, d_t), second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -97,91 +97,76 @@ def _expm1_over_x(x):
         expm1_t3 * inv_t3,
     )
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _expm1_over_x_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _expm1_over_x_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            exp_t3 = tf.math.exp(t3)
+            t4 = exp_t3 * inv_t3
+            t5 = expm1_t3 / tf.math.square(t3)
+            d_x = tf.where(
+                t2,
+                _polyval(
+                    [
+                        1.4797143443923793e-16,
+                        2.6552651846596585e-15,
+                        4.498331606952833e-14,
+                        7.169215998581078e-13,
+                        1.0706029224547743e-11,
+                        1.4911969277048643e-10,
+                        1.9270852604185937e-09,
+                        2.296443268665491e-08,
+                        2.505210838544172e-07,
+                        2.48015873015873e-06,
+                        2.2045855379188714e-05,
+                        0.00017361111111111112,
+                        0.0011904761904761906,
+                        0.006944444444444444,
+                        0.03333333333333333,
+                        0.125,
+                        0.3333333333333333,
+                        0.5,
+                    ],
+                    t1,
+                ),
+                t4 - t5,
+            )
+
+            def second_order_gradient(dd_x):
+                d_x_x = tf.where(
+                    t2,
+                    _polyval(
+                        [
+                            1.4057286271727604e-16,
+                            2.515514385467045e-15,
+                            4.2484242954554536e-14,
+                            6.74749741042925e-13,
+                            1.0036902398013508e-11,
+                            1.3917837991912066e-10,
+                            1.789436313245837e-09,
+                            2.1197937864604532e-08,
+                            2.296443268665491e-07,
+                            2.2546897546897547e-06,
+                            1.984126984126984e-05,
+                            0.00015432098765432098,
+                            0.0010416666666666667,
+                            0.005952380952380952,
+                            0.027777777777777776,
+                            0.1,
+                            0.25,
+                            0.3333333333333333,
+                        ],
+                        t1,
+                    ),
+                    inv_t3 * (exp_t3 - 2.0 * t4 + 2.0 * t5),
+                )
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _expm1_over_x_first_order(x):
-    t1 = tf.clip_by_value(x, -0.5, 0.5)
-    t2 = tf.math.abs(x) < 0.5
-    t3 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
-    expm1_t3 = tf.math.expm1(t3)
-    inv_t3 = 1.0 / t3
-    exp_t3 = tf.math.exp(t3)
-    t4 = exp_t3 * inv_t3
-    t5 = expm1_t3 / tf.math.square(t3)
-    d_x = tf.where(
-        t2,
-        _polyval(
-            [
-                1.4797143443923793e-16,
-                2.6552651846596585e-15,
-                4.498331606952833e-14,
-                7.169215998581078e-13,
-                1.0706029224547743e-11,
-                1.4911969277048643e-10,
-                1.9270852604185937e-09,
-                2.296443268665491e-08,
-                2.505210838544172e-07,
-                2.48015873015873e-06,
-                2.2045855379188714e-05,
-                0.00017361111111111112,
-                0.0011904761904761906,
-                0.006944444444444444,
-                0.03333333333333333,
-                0.125,
-                0.3333333333333333,
-                0.5,
-            ],
-            t1,
-        ),
-        t4 - t5,
-    )
-
-    def second_order_gradient(dd_x):
-        d_x_x = tf.where(
-            t2,
-            _polyval(
-                [
-                    1.4057286271727604e-16,
-                    2.515514385467045e-15,
-                    4.2484242954554536e-14,
-                    6.74749741042925e-13,
-                    1.0036902398013508e-11,
-                    1.3917837991912066e-10,
-                    1.789436313245837e-09,
-                    2.1197937864604532e-08,
-                    2.296443268665491e-07,
-                    2.2546897546897547e-06,
-                    1.984126984126984e-05,
-                    0.00015432098765432098,
-                    0.0010416666666666667,
-                    0.005952380952380952,
-                    0.027777777777777776,
-                    0.1,
-                    0.25,
-                    0.3333333333333333,
-                ],
-                t1,
-            ),
-            inv_t3 * (exp_t3 - 2.0 * t4 + 2.0 * t5),
-        )
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -69,38 +69,27 @@ def _gelu(x):
     erfc = tf.math.erfc(-sqrt_2 * t1)
     y = erfc * t1
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _gelu_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _gelu_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            x_sq = tf.math.square(x)
+            exp = tf.math.exp(-0.5 * x_sq)
+            t2 = 0.5641895835477563
+            t3 = sqrt_2 * t2
+            d_x = 0.5 * erfc + 0.5 * exp * t3 * x
+
+            def second_order_gradient(dd_x):
+                d_x_x = (
+                    -0.5 * t3 * tf.math.square(x * tf.math.exp(-0.25 * x_sq)) + exp * sqrt_2 * t2
+                )
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _gelu_first_order(x):
-    sqrt_2 = 1.4142135623730951
-    t1 = 0.5 * x
-    erfc = tf.math.erfc(-sqrt_2 * t1)
-    x_sq = tf.math.square(x)
-    exp = tf.math.exp(-0.5 * x_sq)
-    t2 = 0.5641895835477563
-    t3 = sqrt_2 * t2
-    d_x = 0.5 * erfc + 0.5 * exp * t3 * x
-
-    def second_order_gradient(dd_x):
-        d_x_x = -0.5 * t3 * tf.math.square(x * tf.math.exp(-0.25 * x_sq)) + exp * sqrt_2 * t2
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

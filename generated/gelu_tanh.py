@@ -70,57 +70,49 @@ def _gelu_tanh(x):
     t2 = 2.0 * t1
     y = x * tf.math.sigmoid(t2 * (x + 0.044715 * x**3))
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _gelu_tanh_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _gelu_tanh_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            t3 = x < -20.0
+            t4 = tf.clip_by_value(x, -20.0, 10.0)
+            t5 = t2 * (t4 + 0.044715 * t4**3)
+            sigmoid_t5 = tf.math.sigmoid(t5)
+            d_x = tf.where(
+                t3,
+                tf.fill(tf.shape(x), tf.constant(0.0, x.dtype)),
+                tf.where(
+                    x > 10.0,
+                    tf.fill(tf.shape(x), tf.constant(1.0, x.dtype)),
+                    sigmoid_t5
+                    + sigmoid_t5
+                    * t2
+                    * t4
+                    * (1.0 + 0.134145 * tf.math.square(t4))
+                    * tf.math.sigmoid(-t5),
+                ),
+            )
+
+            def second_order_gradient(dd_x):
+                t6 = tf.clip_by_value(x, -20.0, 20.0)
+                t7 = t1 * (t6 + 0.044715 * t6**3)
+                cosh_t7 = tf.math.cosh(t7)
+                inv_cosh_t7 = 1.0 / cosh_t7
+                t8 = 1.0 + 0.134145 * tf.math.square(t6)
+                d_x_x = tf.where(
+                    t3 | (x > 20.0),
+                    tf.fill(tf.shape(x), tf.constant(0.0, x.dtype)),
+                    0.134145 * t1 * tf.math.square(inv_cosh_t7 * t6)
+                    + t1 * t8 / tf.math.square(cosh_t7)
+                    - 0.6366197723675814 * t6 * tf.math.square(inv_cosh_t7 * t8) * tf.math.tanh(t7),
+                )
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _gelu_tanh_first_order(x):
-    t1 = 0.7978845608028654
-    t2 = 2.0 * t1
-    t3 = x < -20.0
-    t4 = tf.clip_by_value(x, -20.0, 10.0)
-    t5 = t2 * (t4 + 0.044715 * t4**3)
-    sigmoid_t5 = tf.math.sigmoid(t5)
-    d_x = tf.where(
-        t3,
-        tf.fill(tf.shape(x), tf.constant(0.0, x.dtype)),
-        tf.where(
-            x > 10.0,
-            tf.fill(tf.shape(x), tf.constant(1.0, x.dtype)),
-            sigmoid_t5
-            + sigmoid_t5 * t2 * t4 * (1.0 + 0.134145 * tf.math.square(t4)) * tf.math.sigmoid(-t5),
-        ),
-    )
-
-    def second_order_gradient(dd_x):
-        t6 = tf.clip_by_value(x, -20.0, 20.0)
-        t7 = t1 * (t6 + 0.044715 * t6**3)
-        cosh_t7 = tf.math.cosh(t7)
-        inv_cosh_t7 = 1.0 / cosh_t7
-        t8 = 1.0 + 0.134145 * tf.math.square(t6)
-        d_x_x = tf.where(
-            t3 | (x > 20.0),
-            tf.fill(tf.shape(x), tf.constant(0.0, x.dtype)),
-            0.134145 * t1 * tf.math.square(inv_cosh_t7 * t6)
-            + t1 * t8 / tf.math.square(cosh_t7)
-            - 0.6366197723675814 * t6 * tf.math.square(inv_cosh_t7 * t8) * tf.math.tanh(t7),
-        )
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -73,40 +73,29 @@ def _hypot_(x, y):
     hypot_x_y = _hypot(x, y)
     y_ = hypot_x_y
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _hypot_first_order(x, y)
-
     def first_order_gradient(dy_):
-        d_x, d_y = _hypot_first_order(x, y)
+        @tf.custom_gradient
+        def first_order_custom(unused_x, unused_y):
+            inv_hypot_x_y = 1.0 / hypot_x_y
+            t1 = inv_hypot_x_y * x
+            t2 = inv_hypot_x_y * y
+            d_x = t1
+            d_y = t2
+
+            def second_order_gradient(dd_x, dd_y):
+                d_x_x = inv_hypot_x_y * tf.math.square(t2)
+                d_x_y = -x * y / (hypot_x_y * tf.math.square(x) + hypot_x_y * tf.math.square(y))
+                d_y_y = inv_hypot_x_y * tf.math.square(t1)
+                return tf.math.multiply_no_nan(d_x_x, dd_x) + tf.math.multiply_no_nan(
+                    d_x_y, dd_y
+                ), tf.math.multiply_no_nan(d_x_y, dd_x) + tf.math.multiply_no_nan(d_y_y, dd_y)
+
+            return (d_x, d_y), second_order_gradient
+
+        d_x, d_y = first_order_custom(x, y)
         return dy_ * d_x, dy_ * d_y
 
     return y_, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _hypot_first_order(x, y):
-    hypot_x_y = _hypot(x, y)
-    inv_hypot_x_y = 1.0 / hypot_x_y
-    t1 = inv_hypot_x_y * x
-    t2 = inv_hypot_x_y * y
-    d_x = t1
-    d_y = t2
-
-    def second_order_gradient(dd_x, dd_y):
-        d_x_x = inv_hypot_x_y * tf.math.square(t2)
-        d_x_y = -x * y / (hypot_x_y * tf.math.square(x) + hypot_x_y * tf.math.square(y))
-        d_y_y = inv_hypot_x_y * tf.math.square(t1)
-        return tf.math.multiply_no_nan(d_x_x, dd_x) + tf.math.multiply_no_nan(
-            d_x_y, dd_y
-        ), tf.math.multiply_no_nan(d_x_y, dd_x) + tf.math.multiply_no_nan(d_y_y, dd_y)
-
-    return (d_x, d_y), second_order_gradient
 
 
 def _float_inputs(**inputs):

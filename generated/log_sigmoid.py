@@ -67,33 +67,22 @@ def _log_sigmoid(x):
     neg_x = -x
     y = -tf.math.softplus(neg_x)
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _log_sigmoid_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _log_sigmoid_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            sigmoid_neg_x = tf.math.sigmoid(neg_x)
+            d_x = sigmoid_neg_x
+
+            def second_order_gradient(dd_x):
+                d_x_x = -sigmoid_neg_x * tf.math.sigmoid(x)
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _log_sigmoid_first_order(x):
-    neg_x = -x
-    sigmoid_neg_x = tf.math.sigmoid(neg_x)
-    d_x = sigmoid_neg_x
-
-    def second_order_gradient(dd_x):
-        d_x_x = -sigmoid_neg_x * tf.math.sigmoid(x)
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

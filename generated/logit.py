@@ -62,35 +62,24 @@ def _logit(x):
     x_minus_1 = -1.0 + x
     y = tf.math.log(-x / x_minus_1)
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _logit_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _logit_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            inv_x = 1.0 / x
+            inv_x_minus_1 = 1.0 / x_minus_1
+            t1 = inv_x * inv_x_minus_1
+            d_x = -t1
+
+            def second_order_gradient(dd_x):
+                d_x_x = t1 * (inv_x + inv_x_minus_1)
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _logit_first_order(x):
-    x_minus_1 = -1.0 + x
-    inv_x = 1.0 / x
-    inv_x_minus_1 = 1.0 / x_minus_1
-    t1 = inv_x * inv_x_minus_1
-    d_x = -t1
-
-    def second_order_gradient(dd_x):
-        d_x_x = t1 * (inv_x + inv_x_minus_1)
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -70,49 +70,39 @@ def _mish(x):
     tanh_softplus_x = tf.math.tanh(softplus_x)
     y = tanh_softplus_x * x
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _mish_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _mish_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            d_x = tanh_softplus_x + x * tf.math.sigmoid(x) / tf.math.square(
+                tf.math.cosh(softplus_x)
+            )
+
+            def second_order_gradient(dd_x):
+                t1 = tf.clip_by_value(x, -100.0, 80.0)
+                sigmoid_t1 = tf.math.sigmoid(t1)
+                softplus_t1 = tf.math.softplus(t1)
+                cosh_softplus_t1 = tf.math.cosh(softplus_t1)
+                t2 = sigmoid_t1 / tf.math.square(cosh_softplus_t1)
+                inv_cosh_softplus_t1 = 1.0 / cosh_softplus_t1
+                d_x_x = tf.where(
+                    (x > 80.0) | (x < -100.0),
+                    tf.fill(tf.shape(x), tf.constant(0.0, x.dtype)),
+                    2.0 * t2
+                    + t1 * t2 * tf.math.sigmoid(-t1)
+                    - 2.0
+                    * inv_cosh_softplus_t1
+                    * t1
+                    * tf.math.square(inv_cosh_softplus_t1 * sigmoid_t1)
+                    * tf.math.sinh(softplus_t1),
+                )
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _mish_first_order(x):
-    softplus_x = tf.math.softplus(x)
-    tanh_softplus_x = tf.math.tanh(softplus_x)
-    d_x = tanh_softplus_x + x * tf.math.sigmoid(x) / tf.math.square(tf.math.cosh(softplus_x))
-
-    def second_order_gradient(dd_x):
-        t1 = tf.clip_by_value(x, -100.0, 80.0)
-        sigmoid_t1 = tf.math.sigmoid(t1)
-        softplus_t1 = tf.math.softplus(t1)
-        cosh_softplus_t1 = tf.math.cosh(softplus_t1)
-        t2 = sigmoid_t1 / tf.math.square(cosh_softplus_t1)
-        inv_cosh_softplus_t1 = 1.0 / cosh_softplus_t1
-        d_x_x = tf.where(
-            (x > 80.0) | (x < -100.0),
-            tf.fill(tf.shape(x), tf.constant(0.0, x.dtype)),
-            2.0 * t2
-            + t1 * t2 * tf.math.sigmoid(-t1)
-            - 2.0
-            * inv_cosh_softplus_t1
-            * t1
-            * tf.math.square(inv_cosh_softplus_t1 * sigmoid_t1)
-            * tf.math.sinh(softplus_t1),
-        )
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -92,84 +92,66 @@ def _one_minus_cos_over_x2(x):
         2.0 * tf.math.square(t5),
     )
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _one_minus_cos_over_x2_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _one_minus_cos_over_x2_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            cos_t4 = tf.math.cos(t4)
+            t6 = 1.0 / tf.math.square(t3)
+            d_x = tf.where(
+                t2,
+                t1
+                * _polyval(
+                    [
+                        -7.398571721961897e-18,
+                        2.499073114973796e-15,
+                        -6.691268265342339e-13,
+                        1.376489471727567e-10,
+                        -2.08767569878681e-08,
+                        2.204585537918871e-06,
+                        -0.00014880952380952382,
+                        0.005555555555555556,
+                        -0.08333333333333333,
+                    ],
+                    t1_sq,
+                ),
+                4.0 * sin_t4 * t6 * (0.5 * cos_t4 - t5),
+            )
+
+            def second_order_gradient(dd_x):
+                t7 = 2.0 * t5
+                cos_t4_minus_t7 = cos_t4 - t7
+                d_x_x = tf.where(
+                    t2,
+                    _polyval(
+                        [
+                            -1.2577571927335224e-16,
+                            3.7486096724606943e-14,
+                            -8.698648744945041e-12,
+                            1.5141384189003237e-09,
+                            -1.8789081289081288e-07,
+                            1.54320987654321e-05,
+                            -0.000744047619047619,
+                            0.016666666666666666,
+                            -0.08333333333333333,
+                        ],
+                        t1_sq,
+                    ),
+                    2.0
+                    * t6
+                    * (
+                        0.5 * cos_t4 * cos_t4_minus_t7
+                        + 0.5 * sin_t4 * (-sin_t4 - 2.0 * cos_t4 * inv_t3 + 4.0 * sin_t4 * t6)
+                        - cos_t4_minus_t7 * t7
+                    ),
+                )
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _one_minus_cos_over_x2_first_order(x):
-    t1 = tf.clip_by_value(x, -1.0, 1.0)
-    t1_sq = tf.math.square(t1)
-    t2 = tf.math.abs(x) < 1.0
-    t3 = tf.where(tf.math.abs(x) < 1.0, tf.ones_like(x) * 1.0, x)
-    inv_t3 = 1.0 / t3
-    t4 = 0.5 * t3
-    sin_t4 = tf.math.sin(t4)
-    t5 = inv_t3 * sin_t4
-    cos_t4 = tf.math.cos(t4)
-    t6 = 1.0 / tf.math.square(t3)
-    d_x = tf.where(
-        t2,
-        t1
-        * _polyval(
-            [
-                -7.398571721961897e-18,
-                2.499073114973796e-15,
-                -6.691268265342339e-13,
-                1.376489471727567e-10,
-                -2.08767569878681e-08,
-                2.204585537918871e-06,
-                -0.00014880952380952382,
-                0.005555555555555556,
-                -0.08333333333333333,
-            ],
-            t1_sq,
-        ),
-        4.0 * sin_t4 * t6 * (0.5 * cos_t4 - t5),
-    )
-
-    def second_order_gradient(dd_x):
-        t7 = 2.0 * t5
-        cos_t4_minus_t7 = cos_t4 - t7
-        d_x_x = tf.where(
-            t2,
-            _polyval(
-                [
-                    -1.2577571927335224e-16,
-                    3.7486096724606943e-14,
-                    -8.698648744945041e-12,
-                    1.5141384189003237e-09,
-                    -1.8789081289081288e-07,
-                    1.54320987654321e-05,
-                    -0.000744047619047619,
-                    0.016666666666666666,
-                    -0.08333333333333333,
-                ],
-                t1_sq,
-            ),
-            2.0
-            * t6
-            * (
-                0.5 * cos_t4 * cos_t4_minus_t7
-                + 0.5 * sin_t4 * (-sin_t4 - 2.0 * cos_t4 * inv_t3 + 4.0 * sin_t4 * t6)
-                - cos_t4_minus_t7 * t7
-            ),
-        )
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -89,78 +89,62 @@ def _sinc(x):
         t4,
     )
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _sinc_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _sinc_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            d_x = tf.where(
+                t2,
+                t1
+                * _polyval(
+                    [
+                        -1.4797143443923793e-16,
+                        4.498331606952833e-14,
+                        -1.0706029224547743e-11,
+                        1.9270852604185937e-09,
+                        -2.505210838544172e-07,
+                        2.2045855379188714e-05,
+                        -0.0011904761904761906,
+                        0.03333333333333333,
+                        -0.3333333333333333,
+                    ],
+                    t1_sq,
+                ),
+                inv_t3 * (-t4 + tf.math.cos(t3)),
+            )
+
+            def second_order_gradient(dd_x):
+                t5 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
+                t6 = 1.0 / tf.math.square(t5)
+                cos_t5 = tf.math.cos(t5)
+                sin_t5 = tf.math.sin(t5)
+                inv_t5 = 1.0 / t5
+                d_x_x = tf.where(
+                    abs_x < 0.5,
+                    _polyval(
+                        [
+                            -2.515514385467045e-15,
+                            6.74749741042925e-13,
+                            -1.3917837991912066e-10,
+                            2.1197937864604532e-08,
+                            -2.2546897546897547e-06,
+                            0.00015432098765432098,
+                            -0.005952380952380952,
+                            0.1,
+                            -0.3333333333333333,
+                        ],
+                        tf.math.square(tf.clip_by_value(x, -0.5, 0.5)),
+                    ),
+                    inv_t5 * (-sin_t5 + sin_t5 * t6 - cos_t5 * inv_t5)
+                    - t6 * (cos_t5 - inv_t5 * sin_t5),
+                )
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _sinc_first_order(x):
-    t1 = tf.clip_by_value(x, -1.0, 1.0)
-    t1_sq = tf.math.square(t1)
-    abs_x = tf.math.abs(x)
-    t2 = abs_x < 1.0
-    t3 = tf.where(tf.math.abs(x) < 1.0, tf.ones_like(x) * 1.0, x)
-    inv_t3 = 1.0 / t3
-    t4 = inv_t3 * tf.math.sin(t3)
-    d_x = tf.where(
-        t2,
-        t1
-        * _polyval(
-            [
-                -1.4797143443923793e-16,
-                4.498331606952833e-14,
-                -1.0706029224547743e-11,
-                1.9270852604185937e-09,
-                -2.505210838544172e-07,
-                2.2045855379188714e-05,
-                -0.0011904761904761906,
-                0.03333333333333333,
-                -0.3333333333333333,
-            ],
-            t1_sq,
-        ),
-        inv_t3 * (-t4 + tf.math.cos(t3)),
-    )
-
-    def second_order_gradient(dd_x):
-        t5 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
-        t6 = 1.0 / tf.math.square(t5)
-        cos_t5 = tf.math.cos(t5)
-        sin_t5 = tf.math.sin(t5)
-        inv_t5 = 1.0 / t5
-        d_x_x = tf.where(
-            abs_x < 0.5,
-            _polyval(
-                [
-                    -2.515514385467045e-15,
-                    6.74749741042925e-13,
-                    -1.3917837991912066e-10,
-                    2.1197937864604532e-08,
-                    -2.2546897546897547e-06,
-                    0.00015432098765432098,
-                    -0.005952380952380952,
-                    0.1,
-                    -0.3333333333333333,
-                ],
-                tf.math.square(tf.clip_by_value(x, -0.5, 0.5)),
-            ),
-            inv_t5 * (-sin_t5 + sin_t5 * t6 - cos_t5 * inv_t5) - t6 * (cos_t5 - inv_t5 * sin_t5),
-        )
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

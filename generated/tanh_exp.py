@@ -70,34 +70,23 @@ def _tanh_exp(x):
     tanh_x = tf.math.tanh(x)
     y = tanh_x
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _tanh_exp_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _tanh_exp_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            t1 = 2.0 * x
+            t2 = tf.math.sigmoid(t1) * tf.math.sigmoid(-t1)
+            d_x = 4.0 * t2
+
+            def second_order_gradient(dd_x):
+                d_x_x = -8.0 * t2 * tanh_x
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _tanh_exp_first_order(x):
-    tanh_x = tf.math.tanh(x)
-    t1 = 2.0 * x
-    t2 = tf.math.sigmoid(t1) * tf.math.sigmoid(-t1)
-    d_x = 4.0 * t2
-
-    def second_order_gradient(dd_x):
-        d_x_x = -8.0 * t2 * tanh_x
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -34,32 +34,6 @@ def _doc_label(index: Index, variables: tuple[str, ...]) -> str:
     return f"{top}f/" + " ".join(f"d{v}" for v in index)
 
 
-def _names(expr: sp.Expr) -> frozenset[str]:
-    return frozenset(s.name for s in expr.free_symbols)
-
-
-def _recompute(
-    computed: list[tuple[int, Assignment, frozenset[str]]], k: int, order: int
-) -> tuple[Assignment, ...]:
-    """The lower levels' assignments that level k's function needs, in dependency order.
-
-    Level k's function sees only the inputs, so it recomputes the temporaries of
-    levels below k that its own body (and, for the last custom level, the inline
-    order-`order` body of its gradient function) reads.
-    """
-    own = {k, order} if k == order - 1 else {k}
-    needed: set[str] = set()
-    for level, _, reads in computed:
-        if level in own:
-            needed |= reads
-    chosen: list[Assignment] = []
-    for level, assignment, reads in reversed(computed):
-        if level < k and assignment.name in needed:
-            chosen.append(assignment)
-            needed |= reads
-    return tuple(reversed(chosen))
-
-
 def build_model(
     derivation: Derivation,
     *,
@@ -81,8 +55,8 @@ def build_model(
     result_var = namer.claim("result")
     out_names = {idx: namer.claim(partial_name(idx)) for _, idx in flat}
     upstreams = {idx: namer.claim(upstream_name(out_names[idx])) for k, idx in flat if k < order}
-    # Levels 1 .. order-1 are module-level functions of the inputs (see templates/module.py.j2).
-    functions = [core] + [namer.claim(f"_{name}_{ordinal(k)}_order") for k in range(1, order)]
+    unused = {v: namer.claim(f"unused_{v}") for v in variables}
+    functions = [core] + [namer.claim(f"{ordinal(k)}_order_custom") for k in range(1, order)]
     gradients = [namer.claim(f"{ordinal(k + 1)}_order_gradient") for k in range(order)]
 
     # Level of each temporary: the lowest level of anything that uses it.
@@ -98,8 +72,6 @@ def build_model(
     renamed: dict[sp.Symbol, sp.Symbol] = {}
     counter = 0
     bodies: list[list[Assignment]] = [[] for _ in range(order + 1)]
-    # Every assignment in dependency order: (level, assignment, names it reads).
-    computed: list[tuple[int, Assignment, frozenset[str]]] = []
     printer = TFPrinter(dtype_of=variables[0])
     for sym, sub in replacements:
         sub_named = sub.xreplace(renamed)
@@ -109,9 +81,7 @@ def build_model(
             readable = f"t{counter}"
         temp = namer.claim(readable)
         renamed[sym] = sp.Symbol(temp, real=True)
-        assignment = Assignment(temp, printer.doprint(sub_named))
-        bodies[level_of.get(sym, order)].append(assignment)
-        computed.append((level_of.get(sym, order), assignment, _names(sub_named)))
+        bodies[level_of.get(sym, order)].append(Assignment(temp, printer.doprint(sub_named)))
 
     first = variables[0]
     for (k, idx), expr in zip(flat, reduced):
@@ -120,9 +90,7 @@ def build_model(
             code = f"tf.zeros_like({first})" if expr == 0 else f"{number_literal(expr)} * tf.ones_like({first})"
         else:
             code = printer.doprint(expr)
-        assignment = Assignment(out_names[idx], code)
-        bodies[k].append(assignment)
-        computed.append((k, assignment, _names(expr)))
+        bodies[k].append(Assignment(out_names[idx], code))
 
     levels: list[Level] = []
     for k in range(order + 1):
@@ -148,7 +116,7 @@ def build_model(
                 order=k,
                 function=functions[k] if k < order else "",
                 gradient=gradients[k] if k < order else "",
-                recompute=_recompute(computed, k, order) if 0 < k < order else (),
+                params=variables if k == 0 else tuple(unused[v] for v in variables),
                 body=tuple(bodies[k]),
                 outputs=outputs,
                 upstreams=ups,

@@ -20,17 +20,15 @@ class Assignment:
 class Level:
     """One level of the nested custom gradient.
 
-    Level 0 computes f in the forward pass. Level k (0 < k < order) computes
-    the k-th partials in a module-level custom function of the inputs only,
-    which recomputes what it needs of the lower levels; the last level's
-    partials are computed inline by the last gradient function.
+    Level 0 computes f in the forward pass. Level k computes the k-th
+    partials; its outputs are returned by the k-th custom function (or, for
+    the last level, used directly by the last gradient function).
     """
 
     order: int
-    function: str  # the custom function computing this level's outputs ("" for the last level)
+    function: str  # the custom function computing this level's outputs
     gradient: str  # the gradient function that belongs to this level
-    # Assignments of lower levels this level's function recomputes (empty for levels 0 and order).
-    recompute: tuple[Assignment, ...]
+    params: tuple[str, ...]  # unused_x, ... (empty for level 0, which takes the inputs)
     body: tuple[Assignment, ...]  # temporaries and outputs, in dependency order
     outputs: tuple[str, ...]  # names of the partials this level returns
     upstreams: tuple[str, ...]  # the gradient function's parameters, one per output

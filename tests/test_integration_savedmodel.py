@@ -412,12 +412,36 @@ def test_primed_closure_free_levels_survive_savedmodel_to_third_order(saved):
 # ------------------------------------------------------------------- the limitations
 
 
+@pytest.mark.parametrize("name", ["softplus", "logaddexp", "softplus_signature", "logaddexp_signature"])
+def test_generated_order_2_warns_of_unsaved_inner_custom_gradient(saved, name):
+    """Documents the cause of the xfails below: the level-1 custom gradient is not in the SavedModel.
+
+    Expected to fail once the template adopts the primed closure-free levels (docs/integration.md):
+    then delete this test.
+    """
+    assert any("unsaved custom gradients" in w for w in saved[name]["load_warnings"])
+
+
+UNSAVED = (
+    "TF saves only the custom gradients of ops in the exported graph, not those of the nested "
+    "tf.custom_gradient inside a saved gradient function; differentiating the loaded call's gradient "
+    "raises LookupError: No gradient defined for operation 'IdentityN'. See docs/integration.md."
+)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=UNSAVED
+    + " When the loaded call captures a variable (softplus(w*x) here), a persistent tape makes TF build"
+    " the higher-order backward function, which needs that already at first order.",
+)
 @pytest.mark.parametrize("name", ["softplus", "softplus_signature"])
 def test_first_order_with_persistent_tape_through_loaded_call_with_variable(saved, name):
     got = succeeded(saved[name], "first_persistent")
     check(got, {k: v for k, v in softplus_expected().items() if k in ("f", "d1_0", "d1_1")})
 
 
+@pytest.mark.xfail(strict=True, reason=UNSAVED)
 @pytest.mark.parametrize("name", GENERATED_ORDER_2)
 @pytest.mark.parametrize("how", ["second_eager", "third_eager", "second_graph"])
 def test_higher_order_through_loaded_call(saved, name, how):
@@ -432,11 +456,11 @@ def test_higher_order_through_loaded_call(saved, name, how):
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "TF limitation, also with the primed (now generated) structure: a signature that differentiates "
-        "through a level twice makes TF add a rewritten copy of that level's function to the SavedModel; the "
-        "saver traces one gradient per custom-gradient op type and binds its captures to one copy, so the "
-        "loaded call's second tape raises 'TypeError: <tf.Tensor 'x_0:0'> is out of scope'. Export the "
-        "derivatives signature, or second order through the call, not both."
+        "TF limitation, also with the primed structure: a signature that differentiates through a level "
+        "twice makes TF add a rewritten copy of that level's function to the SavedModel; the saver traces "
+        "one gradient per custom-gradient op type and binds its captures to one copy, so the loaded call's "
+        "second tape raises 'TypeError: <tf.Tensor 'x_0:0'> is out of scope' (generated order-2 modules: "
+        "LookupError as above). Export the derivatives signature, or second order through the call, not both."
     ),
 )
 @pytest.mark.parametrize("name", WITH_SIGNATURE)

@@ -215,6 +215,17 @@ def nested(call, xs, order):
     return current
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=(TypeError, ValueError),
+    reason=(
+        "nested custom-gradient levels close over tensors of enclosing levels' graphs; when the "
+        "generated function runs inside a tf.function and the tapes are outside it, TF builds each "
+        "higher-order gradient in its own graph, and a closure reaching two or more levels up raises "
+        "'TypeError: <tf.Tensor 'x:0'> is out of scope' (InaccessibleTensorError when the tapes are "
+        "in another tf.function). See docs/integration.md."
+    ),
+)
 @pytest.mark.parametrize("tapes", ["eager", "tf.function"])
 @pytest.mark.parametrize(
     "expression, variables, order, derivative",

@@ -81,54 +81,40 @@ def _gaussian_nll(x, m, s):
     t1 = tf.math.square(inv_s * neg_m_minus_x)
     y = 0.5 * t1 + tf.math.log(s)
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _gaussian_nll_first_order(x, m, s)
-
     def first_order_gradient(dy):
-        d_x, d_m, d_s = _gaussian_nll_first_order(x, m, s)
+        @tf.custom_gradient
+        def first_order_custom(unused_x, unused_m, unused_s):
+            t2 = 1.0 / tf.math.square(s)
+            d_x = neg_m_minus_x * t2
+            d_m = m_minus_x * t2
+            d_s = inv_s * (1.0 - t1)
+
+            def second_order_gradient(dd_x, dd_m, dd_s):
+                t3 = 2.0 * neg_m_minus_x / s**3
+                d_x_x = t2
+                d_x_m = -t2
+                d_x_s = -t3
+                d_m_m = t2
+                d_m_s = t3
+                d_s_s = t2 * (-1.0 + 3.0 * t1)
+                return (
+                    tf.math.multiply_no_nan(d_x_x, dd_x)
+                    + tf.math.multiply_no_nan(d_x_m, dd_m)
+                    + tf.math.multiply_no_nan(d_x_s, dd_s),
+                    tf.math.multiply_no_nan(d_x_m, dd_x)
+                    + tf.math.multiply_no_nan(d_m_m, dd_m)
+                    + tf.math.multiply_no_nan(d_m_s, dd_s),
+                    tf.math.multiply_no_nan(d_x_s, dd_x)
+                    + tf.math.multiply_no_nan(d_m_s, dd_m)
+                    + tf.math.multiply_no_nan(d_s_s, dd_s),
+                )
+
+            return (d_x, d_m, d_s), second_order_gradient
+
+        d_x, d_m, d_s = first_order_custom(x, m, s)
         return dy * d_x, dy * d_m, dy * d_s
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _gaussian_nll_first_order(x, m, s):
-    inv_s = 1.0 / s
-    m_minus_x = m - x
-    neg_m_minus_x = -m_minus_x
-    t1 = tf.math.square(inv_s * neg_m_minus_x)
-    t2 = 1.0 / tf.math.square(s)
-    d_x = neg_m_minus_x * t2
-    d_m = m_minus_x * t2
-    d_s = inv_s * (1.0 - t1)
-
-    def second_order_gradient(dd_x, dd_m, dd_s):
-        t3 = 2.0 * neg_m_minus_x / s**3
-        d_x_x = t2
-        d_x_m = -t2
-        d_x_s = -t3
-        d_m_m = t2
-        d_m_s = t3
-        d_s_s = t2 * (-1.0 + 3.0 * t1)
-        return (
-            tf.math.multiply_no_nan(d_x_x, dd_x)
-            + tf.math.multiply_no_nan(d_x_m, dd_m)
-            + tf.math.multiply_no_nan(d_x_s, dd_s),
-            tf.math.multiply_no_nan(d_x_m, dd_x)
-            + tf.math.multiply_no_nan(d_m_m, dd_m)
-            + tf.math.multiply_no_nan(d_m_s, dd_s),
-            tf.math.multiply_no_nan(d_x_s, dd_x)
-            + tf.math.multiply_no_nan(d_m_s, dd_m)
-            + tf.math.multiply_no_nan(d_s_s, dd_s),
-        )
-
-    return (d_x, d_m, d_s), second_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -76,72 +76,53 @@ def logaddexp(x, y):
 def _logaddexp_(x, y):
     y_ = _logaddexp(x, y)
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _logaddexp_first_order(x, y)
-        _logaddexp_second_order(x, y)
-
     def first_order_gradient(dy_):
-        d_x, d_y = _logaddexp_first_order(x, y)
+        @tf.custom_gradient
+        def first_order_custom(unused_x, unused_y):
+            x_minus_y = x - y
+            sigmoid_x_minus_y = tf.math.sigmoid(x_minus_y)
+            sigmoid_neg_x_minus_y = tf.math.sigmoid(-x_minus_y)
+            d_x = sigmoid_x_minus_y
+            d_y = sigmoid_neg_x_minus_y
+
+            def second_order_gradient(dd_x, dd_y):
+                @tf.custom_gradient
+                def second_order_custom(unused_x, unused_y):
+                    t1 = sigmoid_neg_x_minus_y * sigmoid_x_minus_y
+                    d_x_x = t1
+                    d_x_y = -t1
+                    d_y_y = t1
+
+                    def third_order_gradient(dd_x_x, dd_x_y, dd_y_y):
+                        t2 = t1 * tf.math.tanh(0.5 * x - 0.5 * y)
+                        neg_t2 = -t2
+                        d_x_x_x = neg_t2
+                        d_x_x_y = t2
+                        d_x_y_y = neg_t2
+                        d_y_y_y = t2
+                        return tf.math.multiply_no_nan(d_x_x_x, dd_x_x) + tf.math.multiply_no_nan(
+                            d_x_x_y, dd_x_y
+                        ) + tf.math.multiply_no_nan(d_x_y_y, dd_y_y), tf.math.multiply_no_nan(
+                            d_x_x_y, dd_x_x
+                        ) + tf.math.multiply_no_nan(
+                            d_x_y_y, dd_x_y
+                        ) + tf.math.multiply_no_nan(
+                            d_y_y_y, dd_y_y
+                        )
+
+                    return (d_x_x, d_x_y, d_y_y), third_order_gradient
+
+                d_x_x, d_x_y, d_y_y = second_order_custom(x, y)
+                return tf.math.multiply_no_nan(d_x_x, dd_x) + tf.math.multiply_no_nan(
+                    d_x_y, dd_y
+                ), tf.math.multiply_no_nan(d_x_y, dd_x) + tf.math.multiply_no_nan(d_y_y, dd_y)
+
+            return (d_x, d_y), second_order_gradient
+
+        d_x, d_y = first_order_custom(x, y)
         return dy_ * d_x, dy_ * d_y
 
     return y_, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _logaddexp_first_order(x, y):
-    x_minus_y = x - y
-    sigmoid_x_minus_y = tf.math.sigmoid(x_minus_y)
-    sigmoid_neg_x_minus_y = tf.math.sigmoid(-x_minus_y)
-    d_x = sigmoid_x_minus_y
-    d_y = sigmoid_neg_x_minus_y
-
-    def second_order_gradient(dd_x, dd_y):
-        d_x_x, d_x_y, d_y_y = _logaddexp_second_order(x, y)
-        return tf.math.multiply_no_nan(d_x_x, dd_x) + tf.math.multiply_no_nan(
-            d_x_y, dd_y
-        ), tf.math.multiply_no_nan(d_x_y, dd_x) + tf.math.multiply_no_nan(d_y_y, dd_y)
-
-    return (d_x, d_y), second_order_gradient
-
-
-# The order-2 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _logaddexp_second_order(x, y):
-    x_minus_y = x - y
-    sigmoid_x_minus_y = tf.math.sigmoid(x_minus_y)
-    sigmoid_neg_x_minus_y = tf.math.sigmoid(-x_minus_y)
-    t1 = sigmoid_neg_x_minus_y * sigmoid_x_minus_y
-    d_x_x = t1
-    d_x_y = -t1
-    d_y_y = t1
-
-    def third_order_gradient(dd_x_x, dd_x_y, dd_y_y):
-        t2 = t1 * tf.math.tanh(0.5 * x - 0.5 * y)
-        neg_t2 = -t2
-        d_x_x_x = neg_t2
-        d_x_x_y = t2
-        d_x_y_y = neg_t2
-        d_y_y_y = t2
-        return tf.math.multiply_no_nan(d_x_x_x, dd_x_x) + tf.math.multiply_no_nan(
-            d_x_x_y, dd_x_y
-        ) + tf.math.multiply_no_nan(d_x_y_y, dd_y_y), tf.math.multiply_no_nan(
-            d_x_x_y, dd_x_x
-        ) + tf.math.multiply_no_nan(
-            d_x_y_y, dd_x_y
-        ) + tf.math.multiply_no_nan(
-            d_y_y_y, dd_y_y
-        )
-
-    return (d_x_x, d_x_y, d_y_y), third_order_gradient
 
 
 def _float_inputs(**inputs):

@@ -65,32 +65,22 @@ def softplus(x):
 def _softplus(x):
     y = tf.math.softplus(x)
 
-    if not tf.executing_eagerly():
-        # Trace every level into this graph, so that tf.saved_model.save finds (and saves) each
-        # level's custom gradient.
-        _softplus_first_order(x)
-
     def first_order_gradient(dy):
-        d_x = _softplus_first_order(x)
+        @tf.custom_gradient
+        def first_order_custom(unused_x):
+            sigmoid_x = tf.math.sigmoid(x)
+            d_x = sigmoid_x
+
+            def second_order_gradient(dd_x):
+                d_x_x = sigmoid_x * tf.math.sigmoid(-x)
+                return dd_x * d_x_x
+
+            return d_x, second_order_gradient
+
+        d_x = first_order_custom(x)
         return dy * d_x
 
     return y, first_order_gradient
-
-
-# The order-1 partials: a module-level function of the inputs only, so every level is
-# its own graph and higher orders work across tf.function boundaries and through a loaded
-# SavedModel. It recomputes what it needs of the lower levels.
-@tf.function(autograph=False, reduce_retracing=True)
-@tf.custom_gradient
-def _softplus_first_order(x):
-    sigmoid_x = tf.math.sigmoid(x)
-    d_x = sigmoid_x
-
-    def second_order_gradient(dd_x):
-        d_x_x = sigmoid_x * tf.math.sigmoid(-x)
-        return dd_x * d_x_x
-
-    return d_x, second_order_gradient
 
 
 def _float_inputs(**inputs):
