@@ -20,9 +20,7 @@ def _echo(source: str) -> str:
     so that the caret stays under the right character (a wide or combining
     character would shift it) and nothing reaches the terminal unescaped.
     """
-    return "".join(
-        " " if ch in "\t\n\r" else ch if " " <= ch <= "~" else "?" for ch in source
-    )
+    return "".join(" " if ch in "\t\n\r" else ch if " " <= ch <= "~" else "?" for ch in source)
 
 
 class GeneratorError(Exception):

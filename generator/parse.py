@@ -315,9 +315,7 @@ class _Builder:
                 node,
             )
         if not exponent.is_number and base.is_number and base.is_negative:
-            raise _fail(
-                f"{self.quote(node)} is not real: a negative base to a variable power", self.text, node
-            )
+            raise _fail(f"{self.quote(node)} is not real: a negative base to a variable power", self.text, node)
         return sp.Pow(base, exponent)
 
     def _build_Call(self, node: ast.Call, depth: int) -> sp.Expr:
@@ -403,9 +401,7 @@ def _check_characters(text: str) -> None:
                 column=column,
             )
         if not char.isprintable() and char != "\t":
-            raise GeneratorError(
-                f"control character U+{ord(char):04X} in the expression", source=text, column=column
-            )
+            raise GeneratorError(f"control character U+{ord(char):04X} in the expression", source=text, column=column)
         if char == "#":
             raise GeneratorError("comments ('#') are not allowed in the expression", source=text, column=column)
 
@@ -454,5 +450,7 @@ def parse(text: str) -> sp.Expr:
     if not expr.free_symbols:
         raise GeneratorError("the expression has no variable: it is a constant", source=text, column=offset)
     if expr.has(*_NOT_FINITE):
-        raise GeneratorError("the expression is undefined (it simplifies to nan or infinity)", source=text, column=offset)
+        raise GeneratorError(
+            "the expression is undefined (it simplifies to nan or infinity)", source=text, column=offset
+        )
     return expr
