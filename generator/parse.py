@@ -21,7 +21,9 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import operator
 import re
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -152,9 +154,102 @@ def check_name(name: str, what: str = "variable") -> None:
         raise GeneratorError(f"{what} name {name!r} is a Python keyword")
 
 
-def _log2_abs(value: sp.Expr) -> float:
-    """log2 |value| of a nonzero real number, computed without building the number."""
-    return float(mpmath.log(abs(mpmath.mpf(sp.N(value, 15))), 2))
+# Constants are evaluated with mpmath at a fixed precision, never with SymPy's
+# evalf: evalf raises its precision until cancellations resolve, which never
+# ends for log_sigmoid(1e300*log(1e300)), and SymPy's exact simplification of
+# large rationals can fail (sqrt(4 + 1e-600) raises ValueError in SymPy 1.14).
+_MP = mpmath.MPContext()
+_MP.prec = 96
+# Exact rationals are kept to what a float64 literal needs (5e-324 has a 1077-bit denominator).
+MAX_RATIONAL_BITS = 1200
+_SMALLEST_FLOAT64 = 2.0**-1074
+
+
+def _mp_xlogy(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
+    return _MP.zero if a == 0 else a * _MP.log(b)
+
+
+def _mp_logaddexp(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
+    if _MP.im(a) or _MP.im(b):
+        return _MP.log(_MP.exp(a) + _MP.exp(b))
+    return max(a, b) + _MP.log1p(_MP.exp(-abs(a - b)))
+
+
+_MP_FUNCTIONS: dict[type, Callable[..., mpmath.mpf]] = {
+    sp.exp: _MP.exp,
+    sp.log: _MP.log,
+    sp.sin: _MP.sin,
+    sp.cos: _MP.cos,
+    sp.tan: _MP.tan,
+    sp.sinh: _MP.sinh,
+    sp.cosh: _MP.cosh,
+    sp.tanh: _MP.tanh,
+    sp.asin: _MP.asin,
+    sp.acos: _MP.acos,
+    sp.atan: _MP.atan,
+    sp.asinh: _MP.asinh,
+    sp.acosh: _MP.acosh,
+    sp.atanh: _MP.atanh,
+    sp.erf: _MP.erf,
+    sp.erfc: _MP.erfc,
+    sp.Abs: abs,
+    sp.sign: _MP.sign,
+    prim.erfc: _MP.erfc,
+    prim.expm1: _MP.expm1,
+    prim.log1p: _MP.log1p,
+    prim.sigmoid: lambda u: 1 / (1 + _MP.exp(-u)),
+    prim.softplus: lambda u: _mp_logaddexp(_MP.zero, u),
+    prim.logaddexp: _mp_logaddexp,
+    prim.log1mexp: lambda u: _MP.log(-_MP.expm1(-u)),
+    prim.xlogy: _mp_xlogy,
+    prim.hypot: _MP.hypot,
+    prim.logcosh: lambda u: _MP.log(_MP.cosh(u)),
+    prim.ipow: lambda base, k: base**k,
+}
+
+
+class _Unevaluable(Exception):
+    """A constant with a node the numeric evaluator does not know."""
+
+
+def _evaluate(expr: sp.Expr) -> mpmath.mpf | mpmath.mpc:
+    """The value of a constant expression, at 96 bits, possibly complex or infinite."""
+    if expr.is_Rational:
+        return _MP.mpf(int(expr.p)) / int(expr.q)
+    if expr is sp.pi:
+        return +_MP.pi
+    if expr is sp.E:
+        return +_MP.e
+    if expr is sp.I:
+        return _MP.mpc(0, 1)
+    if expr.is_Float:
+        return _MP.mpf(str(expr))
+    args = [_evaluate(arg) for arg in expr.args]
+    if isinstance(expr, sp.Add):
+        return _MP.fsum(args)
+    if isinstance(expr, sp.Mul):
+        return _MP.fprod(args)
+    if isinstance(expr, sp.Pow):
+        return args[0] ** args[1]
+    function = _MP_FUNCTIONS.get(type(expr))
+    if function is None:
+        raise _Unevaluable(type(expr).__name__)
+    return function(*args)
+
+
+def _value(constant: sp.Expr) -> float:
+    """A constant that passed `_check_constant`, as a float."""
+    return float(_MP.re(_evaluate(constant)))
+
+
+def _log2_abs(constant: sp.Expr) -> float:
+    """log2 |constant| of a nonzero checked constant, computed without building the number."""
+    return float(_MP.log(abs(_MP.re(_evaluate(constant))), 2))
+
+
+def _rational_bits(value: sp.Rational) -> float:
+    """log2 of the larger of numerator and denominator."""
+    return max(math.log2(abs(value.p)) if value.p else 0.0, math.log2(value.q))
 
 
 def _same_family(op: ast.operator, child: ast.AST) -> bool:
@@ -202,7 +297,7 @@ class _Builder:
             raise _fail(f"{self.quote(node)} is not real for any real input", self.text, node)
         powers = [result, *result.args] if isinstance(result, sp.Mul) else [result]
         for power in powers:
-            if isinstance(power, sp.Pow) and power.exp.is_number and abs(power.exp) > MAX_INTEGER_EXPONENT:
+            if isinstance(power, sp.Pow) and power.exp.is_number and abs(_value(power.exp)) > MAX_INTEGER_EXPONENT:
                 raise _fail(
                     f"{self.quote(node)} has exponent {power.exp}, which is too large "
                     f"(limit {MAX_INTEGER_EXPONENT})",
@@ -216,17 +311,50 @@ class _Builder:
         Every part of `value` has passed this check already, so evaluating it
         is cheap: its arguments are modest floats.
         """
-        definition = prim.naive(value)
-        if definition.has(*_NOT_FINITE):
+        if value.has(*_NOT_FINITE):
             raise _fail(f"{self.quote(node)} is undefined (infinite or NaN)", self.text, node)
+        if value.is_Rational and value != 0:
+            log2_size = math.log2(abs(value.p)) - math.log2(value.q)
+            if log2_size > MAX_CONSTANT_LOG2:
+                raise _fail(f"{self.quote(node)} is too large for float64", self.text, node)
+            if value != 0 and abs(value) < _SMALLEST_FLOAT64:
+                raise _fail(f"{self.quote(node)} is too small for float64 (it rounds to 0)", self.text, node)
+            if _rational_bits(value) > MAX_RATIONAL_BITS:
+                raise _fail(
+                    f"{self.quote(node)} has more digits than float64 can use (limit {MAX_RATIONAL_BITS} bits)",
+                    self.text,
+                    node,
+                )
         try:
-            number = complex(sp.N(definition, 17))
-        except (TypeError, ValueError, OverflowError):
-            raise _fail(f"{self.quote(node)} cannot be evaluated as a real number", self.text, node) from None
-        if number.imag != 0:
+            number = _evaluate(value)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            raise _fail(f"{self.quote(node)} is undefined", self.text, node) from None
+        except _Unevaluable as exc:
+            raise _fail(f"{self.quote(node)} cannot be evaluated ({exc})", self.text, node) from None
+        if _MP.im(number) != 0:
             raise _fail(f"{self.quote(node)} is not a real number", self.text, node)
-        if not math.isfinite(number.real):
+        real = _MP.re(number)
+        if _MP.isnan(real) or _MP.isinf(real):
+            raise _fail(f"{self.quote(node)} is undefined (infinite or NaN)", self.text, node)
+        if abs(real) > sys.float_info.max:
             raise _fail(f"{self.quote(node)} is too large for float64", self.text, node)
+
+    def _fold(self, node: ast.AST, build: Callable[..., sp.Expr], *args: sp.Expr) -> sp.Expr:
+        """build(*args); when all args are constants, SymPy's failures to simplify them are input errors.
+
+        SymPy simplifies functions of numbers as it builds them, and some of
+        those simplifications fail on extreme values that pass our checks:
+        atan(tan(1e308)) raises AttributeError, the square root of a
+        2000-bit rational ValueError.
+        """
+        if not all(arg.is_number for arg in args):
+            return build(*args)
+        try:
+            return build(*args)
+        except (ArithmeticError, AttributeError, TypeError, ValueError) as exc:
+            raise _fail(
+                f"SymPy cannot simplify the constant {self.quote(node)} ({type(exc).__name__})", self.text, node
+            ) from None
 
     def _build_Constant(self, node: ast.Constant, depth: int) -> sp.Expr:
         value = node.value
@@ -279,19 +407,19 @@ class _Builder:
         left = self.build(node.left, depth - 1 if _same_family(node.op, node.left) else depth)
         right = self.build(node.right, depth)
         if op is ast.Add:
-            return left + right
+            return self._fold(node, operator.add, left, right)
         if op is ast.Sub:
-            return left - right
+            return self._fold(node, operator.sub, left, right)
         if op is ast.Mult:
-            return left * right
+            return self._fold(node, operator.mul, left, right)
         if op is ast.Div:
             if right.is_zero:
                 raise _fail("division by zero", self.text, node)
-            return left / right
+            return self._fold(node, operator.truediv, left, right)
         return self._power(node, left, right)
 
     def _power(self, node: ast.BinOp, base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
-        if exponent.is_number and abs(exponent) > MAX_INTEGER_EXPONENT:
+        if exponent.is_number and abs(_value(exponent)) > MAX_INTEGER_EXPONENT:
             raise _fail(
                 f"exponent {self.quote(node.right)} is too large (limit {MAX_INTEGER_EXPONENT})", self.text, node.right
             )
@@ -306,8 +434,18 @@ class _Builder:
                 )
         elif base.is_number and exponent.is_number:
             # SymPy would compute (3/2)**(10**300) exactly; refuse what cannot be a float64.
-            if abs(float(exponent) * _log2_abs(base)) > MAX_CONSTANT_LOG2:
+            if abs(_value(exponent) * _log2_abs(base)) > MAX_CONSTANT_LOG2:
                 raise _fail(f"{self.quote(node)} is out of the float64 range", self.text, node)
+            if (
+                base.is_Rational
+                and exponent.is_Integer
+                and abs(int(exponent)) * _rational_bits(base) > MAX_RATIONAL_BITS
+            ):
+                raise _fail(
+                    f"{self.quote(node)} has more digits than float64 can use (limit {MAX_RATIONAL_BITS} bits)",
+                    self.text,
+                    node,
+                )
         if exponent.is_integer is not True and not base.is_number and base.is_negative:
             raise _fail(
                 f"{self.quote(node)} is not real for any real input: a negative base to a non-integer power",
@@ -316,7 +454,7 @@ class _Builder:
             )
         if not exponent.is_number and base.is_number and base.is_negative:
             raise _fail(f"{self.quote(node)} is not real: a negative base to a variable power", self.text, node)
-        return sp.Pow(base, exponent)
+        return self._fold(node, sp.Pow, base, exponent)
 
     def _build_Call(self, node: ast.Call, depth: int) -> sp.Expr:
         if not isinstance(node.func, ast.Name):
@@ -342,7 +480,7 @@ class _Builder:
             reason = spec.domain(*args)
             if reason is not None:
                 raise _fail(f"{self.quote(node)} is not real for any real input: {reason}", self.text, node)
-        return spec.build(*args)
+        return self._fold(node, spec.build, *args)
 
 
 _OPERATOR_TEXT: dict[type, str] = {

@@ -425,12 +425,27 @@ def test_huge_integer_power_works(load_module, tf):
         ("x * " + "9" * 400, ["too large for float64"]),
         ("x * exp(exp(exp(100)))", ["exp(exp(100))", "too large"]),
         ("x * 2**2**2**2**2", ["exponent", "too large"]),
+        ("x**softplus(2000)", ["exponent softplus(2000)", "too large"]),
+        ("x * xlogy(2, 3)**2000", ["exponent", "2000"]),
+        ("x * softplus(1000)**500", ["float64"]),
+        # found by fuzzing the parser with extreme constants
+        ("x * sqrt(4 + 1e-300*1e-300)", ["1e-300*1e-300", "too small"]),
+        ("x * (1 + 1e-300)**2", ["more digits"]),
+        ("x * atan(tan(1e308))", ["SymPy cannot simplify", "atan(tan(1e308))"]),
+        ("x * exp(710)", ["exp(710)", "too large"]),
+        ("x * (e / log1mexp(1e300))", ["undefined"]),
     ],
 )
 def test_oversized_numbers_fail_fast(capsys, text, words):
     """These would make SymPy build enormous exact numbers (or hang evaluating them)."""
     code, out, err = run_main(capsys, [text])
     assert_one_error(code, out, err, *words)
+
+
+@pytest.mark.parametrize("text", ["log_sigmoid(x)**xlogy(log10(2), sqrt(2))", "x**softplus(1)", "x * hypot(3, 4)**2"])
+def test_constant_exponents_built_from_primitives_parse(text):
+    """Primitives do not evaluate on their own; the size checks go through their naive form (found by fuzzing)."""
+    assert parse(text).free_symbols
 
 
 def test_deeply_nested_functions_generate(tf):
