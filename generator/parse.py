@@ -12,7 +12,8 @@ a constant that is not a finite real float64 number (``acos(2)``, ``log(0)``,
 ``10**400``), or a function whose argument SymPy can prove lies outside its
 real domain for every input (``log(-exp(x))``, ``sqrt(-1 - x**2)``).
 Expressions that are real somewhere are accepted; the generated module
-returns NaN where they are not.
+returns NaN where they are not. Constants are evaluated with mpmath at a fixed
+precision, never with SymPy's evalf, whose adaptive precision can run forever.
 Hands on: a SymPy expression whose free symbols are the user's variables.
 """
 
@@ -42,6 +43,8 @@ MAX_NAME_LENGTH = 64
 MAX_INTEGER_EXPONENT = 1000
 # log2 of the largest constant the parser builds: float64 ends near 2**1024.
 MAX_CONSTANT_LOG2 = 1024
+# Exact rationals are kept to what a float64 literal needs (5e-324 has a 1077-bit denominator).
+MAX_RATIONAL_BITS = 1200
 # Source text quoted in a message is cut to this length; the caret shows where.
 MAX_QUOTE = 40
 
@@ -160,8 +163,6 @@ def check_name(name: str, what: str = "variable") -> None:
 # large rationals can fail (sqrt(4 + 1e-600) raises ValueError in SymPy 1.14).
 _MP = mpmath.MPContext()
 _MP.prec = 96
-# Exact rationals are kept to what a float64 literal needs (5e-324 has a 1077-bit denominator).
-MAX_RATIONAL_BITS = 1200
 _SMALLEST_FLOAT64 = 2.0**-1074
 
 
@@ -317,7 +318,7 @@ class _Builder:
             log2_size = math.log2(abs(value.p)) - math.log2(value.q)
             if log2_size > MAX_CONSTANT_LOG2:
                 raise _fail(f"{self.quote(node)} is too large for float64", self.text, node)
-            if value != 0 and abs(value) < _SMALLEST_FLOAT64:
+            if abs(value) < _SMALLEST_FLOAT64:
                 raise _fail(f"{self.quote(node)} is too small for float64 (it rounds to 0)", self.text, node)
             if _rational_bits(value) > MAX_RATIONAL_BITS:
                 raise _fail(
