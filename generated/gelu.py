@@ -64,9 +64,8 @@ def gelu(x):
 
 @tf.custom_gradient
 def _gelu(x):
-    sqrt_2 = 1.4142135623730951
     t1 = 0.5 * x
-    erfc = tf.math.erfc(-sqrt_2 * t1)
+    erfc = tf.math.erfc(-1.4142135623730951 * t1)
     y = erfc * t1
 
     def first_order_gradient(dy):
@@ -74,13 +73,11 @@ def _gelu(x):
         def first_order_custom(unused_x):
             x_sq = tf.math.square(x)
             exp = tf.math.exp(-0.5 * x_sq)
-            t2 = 0.5641895835477563
-            t3 = sqrt_2 * t2
-            d_x = 0.5 * erfc + 0.5 * exp * t3 * x
+            d_x = 0.5 * erfc + 0.3989422804014327 * exp * x
 
             def second_order_gradient(dd_x):
-                d_x_x = (
-                    -0.5 * t3 * tf.math.square(x * tf.math.exp(-0.25 * x_sq)) + exp * sqrt_2 * t2
+                d_x_x = 0.7978845608028654 * exp - 0.3989422804014327 * tf.math.square(
+                    x * tf.math.exp(-0.25 * x_sq)
                 )
                 return dd_x * d_x_x
 

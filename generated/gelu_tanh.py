@@ -66,44 +66,42 @@ def gelu_tanh(x):
 
 @tf.custom_gradient
 def _gelu_tanh(x):
-    t1 = 0.7978845608028654
-    t2 = 2.0 * t1
-    y = x * tf.math.sigmoid(t2 * (x + 0.044715 * x**3))
+    y = x * tf.math.sigmoid(1.5957691216057308 * (x + 0.044715 * x**3))
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            t3 = x < -20.0
-            t4 = tf.clip_by_value(x, -20.0, 10.0)
-            t5 = t2 * (t4 + 0.044715 * t4**3)
-            sigmoid_t5 = tf.math.sigmoid(t5)
+            t1 = x < -20.0
+            t2 = tf.clip_by_value(x, -20.0, 10.0)
+            t3 = 1.5957691216057308 * (t2 + 0.044715 * t2**3)
+            sigmoid_t3 = tf.math.sigmoid(t3)
             d_x = tf.where(
-                t3,
+                t1,
                 tf.fill(tf.shape(x), tf.constant(0.0, x.dtype)),
                 tf.where(
                     x > 10.0,
                     tf.fill(tf.shape(x), tf.constant(1.0, x.dtype)),
-                    sigmoid_t5
-                    + sigmoid_t5
+                    sigmoid_t3
+                    + 1.5957691216057308
+                    * sigmoid_t3
                     * t2
-                    * t4
-                    * (1.0 + 0.134145 * tf.math.square(t4))
-                    * tf.math.sigmoid(-t5),
+                    * (1.0 + 0.134145 * tf.math.square(t2))
+                    * tf.math.sigmoid(-t3),
                 ),
             )
 
             def second_order_gradient(dd_x):
-                t6 = tf.clip_by_value(x, -20.0, 20.0)
-                t7 = t1 * (t6 + 0.044715 * t6**3)
-                cosh_t7 = tf.math.cosh(t7)
-                inv_cosh_t7 = 1.0 / cosh_t7
-                t8 = 1.0 + 0.134145 * tf.math.square(t6)
+                t4 = tf.clip_by_value(x, -20.0, 20.0)
+                t5 = 0.7978845608028654 * (t4 + 0.044715 * t4**3)
+                cosh_t5 = tf.math.cosh(t5)
+                inv_cosh_t5 = 1.0 / cosh_t5
+                t6 = 1.0 + 0.134145 * tf.math.square(t4)
                 d_x_x = tf.where(
-                    t3 | (x > 20.0),
+                    t1 | (x > 20.0),
                     tf.fill(tf.shape(x), tf.constant(0.0, x.dtype)),
-                    0.134145 * t1 * tf.math.square(inv_cosh_t7 * t6)
-                    + t1 * t8 / tf.math.square(cosh_t7)
-                    - 0.6366197723675814 * t6 * tf.math.square(inv_cosh_t7 * t8) * tf.math.tanh(t7),
+                    0.10703222440890037 * tf.math.square(inv_cosh_t5 * t4)
+                    + 0.7978845608028654 * t6 / tf.math.square(cosh_t5)
+                    - 0.6366197723675814 * t4 * tf.math.square(inv_cosh_t5 * t6) * tf.math.tanh(t5),
                 )
                 return dd_x * d_x_x
 

@@ -93,6 +93,10 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
             if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
                 together = sp.cancel(sp.together(raw[index]))
                 candidates += [stable(together), stable(sp.factor(together))]
+            if raw[index].has(sp.Derivative):
+                raise GeneratorError(
+                    f"SymPy cannot differentiate {sp.sstr(expr)} in closed form (it leaves a Derivative)"
+                )
             partials[index] = choose(candidates, raw[index])
     if len(variables) == 1:
         x = variables[0]

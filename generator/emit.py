@@ -48,6 +48,18 @@ def build_model(
     exprs = [derivation.partials[idx] for _, idx in flat]
 
     replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="canonical")
+    # A constant is printed as a literal where it is used: a temporary holding a bare
+    # Python float would reach TF ops (and custom-gradient outputs) as float32.
+    constants = {}
+    kept = []
+    for sym, sub in replacements:
+        sub = sub.xreplace(constants)
+        if sub.is_number:
+            constants[sym] = sub
+        else:
+            kept.append((sym, sub))
+    replacements = kept
+    reduced = [e.xreplace(constants) for e in reduced]
 
     namer = Namer([*variables, name])
     core = namer.claim(f"_{name}")

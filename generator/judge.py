@@ -189,12 +189,12 @@ def _mp_value_at(fn: Callable[..., object], point: np.ndarray) -> object:
         value = fn(*args)
         if not (isinstance(value, mpmath.mpf) and mpmath.isnan(value)):
             return value
-    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+    except (ArithmeticError, ValueError, TypeError, MemoryError):
         pass
     eps = mpmath.mpf(10) ** (-mpmath.mp.dps // 2 - 5)
     try:
         sides = [fn(*[a + s * eps for a in args]) for s in (1, -1)]
-    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+    except (ArithmeticError, ValueError, TypeError, MemoryError):
         return None
     if all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in sides):
         if abs(sides[0] - sides[1]) <= mpmath.mpf(10) ** (-mpmath.mp.dps // 3) * max(1, abs(sides[0])):
@@ -226,10 +226,11 @@ def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray
             value = fn(*args)
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
             return np.full(points.shape[1], np.nan, dtype=np.float32)
-    value = np.asarray(value)
-    if value.dtype == object:
-        value = value.astype(np.float64)
-    return np.broadcast_to(value.astype(np.float32), (points.shape[1],)).copy()
+    with np.errstate(all="ignore"):
+        value = np.asarray(value)
+        if value.dtype == object:
+            value = value.astype(np.float64)
+        return np.broadcast_to(value.astype(np.float32), (points.shape[1],)).copy()
 
 
 def bits_of_error(value: np.ndarray, truth: np.ndarray) -> np.ndarray:

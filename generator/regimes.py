@@ -136,7 +136,7 @@ def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | Non
         return None
     try:
         series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
-    except (NotImplementedError, ValueError, TypeError, RecursionError):
+    except (NotImplementedError, ValueError, TypeError, RecursionError, ArithmeticError, sp.PoleError):
         return None
     if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):
         return None
@@ -147,8 +147,12 @@ def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | Non
         for t in SERIES_THRESHOLDS:
             ok = True
             for point in (t, -t):
-                true = exact(mpmath.mpf(point))
-                approx = poly(mpmath.mpf(point))
+                try:
+                    true = exact(mpmath.mpf(point))
+                    approx = poly(mpmath.mpf(point))
+                except (ArithmeticError, ValueError, TypeError):
+                    ok = False
+                    break
                 if not mpmath.isfinite(true) or abs(approx - true) > 1e-17 * max(abs(true), mpmath.mpf(1e-300)):
                     ok = False
                     break
