@@ -102,7 +102,6 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
 # has a 2**254-bit exponent, would take mpmath minutes; beyond _MP_LARGE such
 # arguments saturate to the limit (inf, 0, +-1).
 _MP_LARGE = mpmath.mpf(10) ** 50
-_HUGE = mpmath.inf
 _TRIG_LARGE = mpmath.mpf(10) ** 50
 
 
@@ -118,10 +117,10 @@ def _saturating(
 
 
 _MP_FUNCTIONS = {
-    "exp": _saturating(mpmath.exp, mpmath.mpf(0), _HUGE),
-    "expm1": _saturating(mpmath.expm1, mpmath.mpf(-1), _HUGE),
-    "sinh": _saturating(mpmath.sinh, -_HUGE, _HUGE),
-    "cosh": _saturating(mpmath.cosh, _HUGE, _HUGE),
+    "exp": _saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf),
+    "expm1": _saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf),
+    "sinh": _saturating(mpmath.sinh, -mpmath.inf, mpmath.inf),
+    "cosh": _saturating(mpmath.cosh, mpmath.inf, mpmath.inf),
     "tanh": _saturating(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1)),
     "erf": _saturating(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
     "erfc": _saturating(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),

@@ -99,10 +99,6 @@ class FunctionSpec:
     domain: DomainCheck | None = None
 
 
-def _abs(x: sp.Expr) -> sp.Expr:
-    return sp.Abs(x)
-
-
 FUNCTIONS: dict[str, FunctionSpec] = {
     "exp": FunctionSpec(1, sp.exp, "e**x"),
     "log": FunctionSpec(1, sp.log, "natural logarithm", _positive),
@@ -125,7 +121,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "atanh": FunctionSpec(1, sp.atanh, "inverse hyperbolic tangent", _inside_one),
     "erf": FunctionSpec(1, sp.erf, "error function"),
     "erfc": FunctionSpec(1, sp.erfc, "complementary error function"),
-    "abs": FunctionSpec(1, _abs, "absolute value"),
+    "abs": FunctionSpec(1, sp.Abs, "absolute value"),
     "sigmoid": FunctionSpec(1, prim.sigmoid, "1 / (1 + exp(-x))"),
     "softplus": FunctionSpec(1, prim.softplus, "log(1 + exp(x))"),
     "log_sigmoid": FunctionSpec(1, lambda x: -prim.softplus(-x), "log(sigmoid(x))"),

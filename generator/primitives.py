@@ -27,7 +27,6 @@ __all__ = [
     "sigmoid",
     "softplus",
     "xlogy",
-    "PRIMITIVES",
     "naive",
 ]
 
@@ -200,21 +199,6 @@ class polyval(sp.Function):  # noqa: N801
     """The polynomial with coefficients `coeffs` (highest degree first) at `x`, by Horner's rule."""
 
     nargs = 2
-
-
-PRIMITIVES: tuple[type[sp.Function], ...] = (
-    sigmoid,
-    softplus,
-    logaddexp,
-    log1mexp,
-    xlogy,
-    hypot,
-    logcosh,
-    erfc,
-    expm1,
-    log1p,
-    ipow,
-)
 
 
 def naive(expr: sp.Expr) -> sp.Expr:
