@@ -25,10 +25,13 @@ examples:
   python -m generator "log(1+exp(x))"
   python -m generator "log(1+exp(x))" --name softplus --order 3 -o softplus.py
   python -m generator "log(exp(x) + exp(y))" --vars y,x --name logaddexp
+  python -m generator "log(1 + exp(beta*x))/beta" --param beta=10 --name smooth_relu
+  python -m generator "where(abs(x) <= 1, x**2/2, abs(x) - 1/2)" --name huber
 
 functions: exp log log1p expm1 log2 log10 sqrt sin cos tan sinh cosh tanh asin
 acos atan asinh acosh atanh erf erfc abs sigmoid softplus log_sigmoid
-logaddexp(a,b) log1mexp xlogy(a,b) hypot(a,b); constants: pi e
+logaddexp(a,b) log1mexp xlogy(a,b) hypot(a,b) max(a,b) min(a,b)
+where(cond,a,b) with cond made of < <= > >= == != and, or, not; constants: pi e
 
 packages: python -m generator build --help, python -m generator report --help
 """
@@ -75,6 +78,17 @@ def _name_list(option: str) -> Callable[[str], tuple[str, ...]]:
 _vars = _name_list("--vars")
 
 
+def _param(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"--param must be NAME=VALUE, got {text!r}")
+    try:
+        number = float(value.strip().replace("_", "x"))  # float() would accept 1_000
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--param {name.strip()}: VALUE must be a number, got {value!r}") from None
+    return name.strip(), number
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m generator",
@@ -98,6 +112,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=_order,
         default=2,
         help="highest derivative order served by custom gradients, 1 to 6 (default: 2)",
+    )
+    parser.add_argument(
+        "--param",
+        type=_param,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="make NAME a keyword-only argument with default VALUE, not differentiated (repeatable)",
     )
     parser.add_argument("-o", "--output", type=Path, metavar="PATH", help="write the module to PATH atomically")
     parser.add_argument(
@@ -174,7 +196,7 @@ def _run(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     if args.output is not None:
         check_target(args.output, force=args.force)
-    source = generate(Spec(args.expression, args.name, args.vars, args.order))
+    source = generate(Spec(args.expression, args.name, args.vars, args.order, tuple(args.param)))
     if args.output is None:
         sys.stdout.write(source)
     else:

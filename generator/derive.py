@@ -39,7 +39,8 @@ class Derivation:
     partials: dict[Index, sp.Expr]  # () is f itself
     rewrites: tuple[str, ...]
     order: int
-    accuracy: tuple[str, ...]  # one line per order measured
+    accuracy: tuple[str, ...]  # one line per order measured (parameters at their defaults)
+    params: tuple[sp.Symbol, ...] = ()  # not differentiated
 
     def indices(self, k: int) -> list[Index]:
         """The distinct k-th partials, in a fixed order: combinations with replacement of the variables."""
@@ -47,9 +48,11 @@ class Derivation:
         return [tuple(c) for c in itertools.combinations_with_replacement(names, k)]
 
 
-def resolve_variables(expr: sp.Expr, names: list[str] | None) -> tuple[sp.Symbol, ...]:
-    """The function's inputs: `names` in that order, or the free symbols sorted by name."""
-    free = {s.name: s for s in expr.free_symbols}
+def resolve_variables(
+    expr: sp.Expr, names: list[str] | None, exclude: tuple[sp.Symbol, ...] = ()
+) -> tuple[sp.Symbol, ...]:
+    """The function's inputs: `names` in that order, or the free symbols (but `exclude`) sorted by name."""
+    free = {s.name: s for s in expr.free_symbols if s not in exclude}
     if names is None:
         return tuple(free[n] for n in sorted(free))
     if len(set(names)) != len(names):
@@ -60,8 +63,19 @@ def resolve_variables(expr: sp.Expr, names: list[str] | None) -> tuple[sp.Symbol
     return tuple(free.get(n, sp.Symbol(n, real=True)) for n in names)
 
 
-def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Derivation:
-    """Stabilise f and derive all partials of orders 1..order."""
+def derive(
+    expr: sp.Expr,
+    variables: tuple[sp.Symbol, ...],
+    order: int,
+    params: dict[sp.Symbol, float] | None = None,
+) -> Derivation:
+    """Stabilise f and derive all partials of orders 1..order.
+
+    Parameters are symbols that are not differentiated. The judge measures
+    forms with the parameters at their default values; regimes, whose
+    thresholds would hold for those values only, are not used.
+    """
+    defaults = {p: sp.Rational(repr(v)) for p, v in (params or {}).items()}
     fired: list[str] = []
     rules_of: dict[sp.Expr, tuple[str, ...]] = {}
 
@@ -73,7 +87,10 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
         return result
 
     def choose(candidates: list[sp.Expr], truth: sp.Expr) -> sp.Expr:
-        chosen = judge.best(candidates, truth, variables)
+        at_defaults: dict[sp.Expr, sp.Expr] = {}
+        for candidate in candidates:
+            at_defaults.setdefault(candidate.xreplace(defaults), candidate)
+        chosen = at_defaults[judge.best(list(at_defaults), truth.xreplace(defaults), variables)]
         # Report the rules behind the forms actually emitted, not every candidate's.
         fired.extend(n for n in rules_of.get(chosen, ()) if n not in fired)
         return chosen
@@ -98,12 +115,41 @@ def derive(expr: sp.Expr, variables: tuple[sp.Symbol, ...], order: int) -> Deriv
                     f"SymPy cannot differentiate {sp.sstr(expr)} in closed form (it leaves a Derivative)"
                 )
             partials[index] = choose(candidates, raw[index])
-    if len(variables) == 1:
+    if len(variables) == 1 and not defaults:
         x = variables[0]
         for idx in partials:
-            partials[idx], notes = regimes.add_regimes(partials[idx], raw[idx], x, expr)
+            partials[idx], notes = _add_regimes(partials[idx], raw[idx], x, expr)
             fired.extend(n for n in notes if n not in fired)
-    return Derivation(variables, expr, partials, tuple(fired), order, _accuracy(partials, raw, variables, order))
+    accuracy = _accuracy(
+        {i: e.xreplace(defaults) for i, e in partials.items()},
+        {i: e.xreplace(defaults) for i, e in raw.items()},
+        variables,
+        order,
+    )
+    return Derivation(variables, expr, partials, tuple(fired), order, accuracy, tuple(defaults))
+
+
+def _add_regimes(
+    form: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr
+) -> tuple[sp.Expr, tuple[str, ...]]:
+    """Regimes for `form`; for where(...), for each branch over the points where it is taken.
+
+    A branch's own math is its truth there: mpmath evaluates it exactly, and
+    it equals the derivative wherever the branch is taken.
+    """
+    if not isinstance(form, sp.Piecewise):
+        return regimes.add_regimes(form, truth, x, domain)
+    cases = []
+    notes: list[str] = []
+    earlier: list[sp.Basic] = []
+    for value, condition in form.args:
+        taken = sp.And(condition, *(sp.Not(c) for c in earlier))
+        earlier.append(condition)
+        if not value.is_number:
+            value, found = regimes.add_regimes(value, value, x, sp.Piecewise((domain, taken), (sp.nan, True)))
+            notes.extend(n for n in found if n not in notes)
+        cases.append((value, condition))
+    return sp.Piecewise(*cases), tuple(notes)
 
 
 def _accuracy(

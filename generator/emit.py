@@ -15,7 +15,7 @@ from generator import __version__
 from generator.derive import Derivation, Index
 from generator.model import Assignment, DocForm, Level, ModuleModel
 from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
-from generator.printer import TFPrinter, math_text, number_literal
+from generator.printer import TFPrinter, constant_like, math_text
 from generator.stabilize import RULES
 
 _RULE_WHY = {rule.name: rule.why for rule in RULES} | {
@@ -40,8 +40,10 @@ def build_model(
     name: str,
     expression: str,
     command: str,
+    params: tuple[tuple[str, float], ...] = (),
 ) -> ModuleModel:
     variables = tuple(v.name for v in derivation.variables)
+    param_names = tuple(p for p, _ in params)
     order = derivation.order
     levels_idx = [derivation.indices(k) for k in range(order + 1)]
     flat: list[tuple[int, Index]] = [(k, idx) for k in range(order + 1) for idx in levels_idx[k]]
@@ -61,7 +63,7 @@ def build_model(
     replacements = kept
     reduced = [e.xreplace(constants) for e in reduced]
 
-    namer = Namer([*variables, name])
+    namer = Namer([*variables, *param_names, name])
     core = namer.claim(f"_{name}")
     dtype_var = namer.claim("dtype")
     result_var = namer.claim("result")
@@ -99,7 +101,7 @@ def build_model(
     for (k, idx), expr in zip(flat, reduced):
         expr = expr.xreplace(renamed)
         if expr.is_number:
-            code = f"tf.zeros_like({first})" if expr == 0 else f"{number_literal(expr)} * tf.ones_like({first})"
+            code = constant_like(expr, first)
         else:
             code = printer.doprint(expr)
         bodies[k].append(Assignment(out_names[idx], code))
@@ -123,12 +125,14 @@ def build_model(
                     else:
                         terms.append(f"{upstreams[idx]} * {out_names[child]}")
                 grads.append(" + ".join(terms) if terms else f"tf.zeros_like({v})")
+            if k == 0:
+                grads += ["None"] * len(param_names)  # parameters are not differentiated
         levels.append(
             Level(
                 order=k,
                 function=functions[k] if k < order else "",
                 gradient=gradients[k] if k < order else "",
-                params=variables if k == 0 else tuple(unused[v] for v in variables),
+                params=(*variables, *param_names) if k == 0 else tuple(unused[v] for v in variables),
                 body=tuple(bodies[k]),
                 outputs=outputs,
                 upstreams=ups,
@@ -148,6 +152,7 @@ def build_model(
         command=command,
         generator_version=__version__,
         inputs=variables,
+        params=tuple((p, repr(float(value))) for p, value in params),
         order=order,
         levels=tuple(levels),
         docs=docs,

@@ -56,6 +56,7 @@ class ModuleModel:
     command: str  # the options that reproduce the file, for the header
     generator_version: str
     inputs: tuple[str, ...]
+    params: tuple[tuple[str, str], ...]  # keyword-only, not differentiated: (name, default literal)
     order: int
     levels: tuple[Level, ...]  # 0 .. order
     docs: tuple[DocForm, ...]

@@ -16,7 +16,7 @@ import sympy as sp
 ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth")
 # Module-level names of the generated file (templates/module.py.j2 and templates/helpers/).
 MODULE_NAMES = frozenset(
-    {"tf", "_HALF_DTYPES", "_float_inputs", "_broadcast", "_hypot", "_logaddexp", "_log1mexp", "_logcosh", "_polyval"}
+    {"tf", "_HALF_DTYPES", "_float_inputs", "_broadcast", "_parameter", "_hypot", "_logaddexp", "_log1mexp", "_logcosh", "_polyval"}
 )
 RESERVED = MODULE_NAMES
 MAX_TEMP_NAME = 28
@@ -59,11 +59,19 @@ def describe(expr: sp.Expr) -> str | None:
     return text if text and not text[0].isdigit() else None
 
 
+_RELATIONS = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "==": "eq", "!=": "ne"}
+
+
 def _describe(expr: sp.Expr) -> str | None:
+    if isinstance(expr, sp.Rel):
+        left, right = _describe(expr.lhs), _describe(expr.rhs)
+        if left is None or right is None:
+            return None
+        return f"{left}_{_RELATIONS[expr.rel_op]}_{right}"
     if isinstance(expr, sp.Symbol):
         return expr.name
-    if expr.is_Integer and expr >= 0:
-        return str(expr)
+    if expr.is_Integer:
+        return str(expr) if expr >= 0 else f"neg_{-expr}"
     if isinstance(expr, sp.Mul) and expr.args[0] == -1 and len(expr.args) == 2:
         inner = _describe(expr.args[1])
         return None if inner is None else f"neg_{inner}"

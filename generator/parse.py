@@ -97,6 +97,21 @@ class FunctionSpec:
     build: Callable[..., sp.Expr]
     summary: str
     domain: DomainCheck | None = None
+    # where(cond, a, b): the first argument is a condition, not a number.
+    takes_condition: bool = False
+
+
+def _where(condition: sp.Basic, a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    return sp.Piecewise((a, condition), (b, True))
+
+
+# At a tie the gradient goes to the first argument, as in tf.maximum and tf.minimum.
+def _max(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    return _where(sp.Ge(a, b), a, b)
+
+
+def _min(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    return _where(sp.Le(a, b), a, b)
 
 
 FUNCTIONS: dict[str, FunctionSpec] = {
@@ -129,7 +144,20 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "log1mexp": FunctionSpec(1, prim.log1mexp, "log(1 - exp(-x))", _positive),
     "xlogy": FunctionSpec(2, prim.xlogy, "a * log(b), 0 where a == 0", _second_positive),
     "hypot": FunctionSpec(2, prim.hypot, "sqrt(a**2 + b**2)"),
+    "max": FunctionSpec(2, _max, "the larger of a and b (a at a tie)"),
+    "min": FunctionSpec(2, _min, "the smaller of a and b (a at a tie)"),
+    "where": FunctionSpec(3, _where, "a where the condition holds, else b", takes_condition=True),
 }
+
+_COMPARISONS: dict[type, Callable[[sp.Expr, sp.Expr], sp.Basic]] = {
+    ast.Gt: sp.Gt,
+    ast.GtE: sp.Ge,
+    ast.Lt: sp.Lt,
+    ast.LtE: sp.Le,
+    ast.Eq: sp.Eq,
+    ast.NotEq: sp.Ne,
+}
+_CONDITION_ONLY = "comparisons and 'and'/'or'/'not' are only allowed in the condition of where(cond, a, b)"
 
 CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "e": sp.E}
 
@@ -283,6 +311,39 @@ class _Builder:
         self._check_result(result, node)
         return result
 
+    def condition(self, node: ast.AST, depth: int) -> sp.Basic:
+        """The condition of where(): comparisons joined by and/or/not, as a SymPy boolean."""
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _fail(f"expression is too large (more than {MAX_NODES} nodes)", self.text, node)
+        if depth > MAX_DEPTH:
+            raise _fail(f"expression is nested too deeply (more than {MAX_DEPTH} levels)", self.text, node)
+        if isinstance(node, ast.BoolOp):
+            parts = [self.condition(value, depth + 1) for value in node.values]
+            return sp.And(*parts) if isinstance(node.op, ast.And) else sp.Or(*parts)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return sp.Not(self.condition(node.operand, depth + 1))
+        if not isinstance(node, ast.Compare):
+            raise _fail(
+                f"the condition of where() must be a comparison such as x > 0, not {self.quote(node)}",
+                self.text,
+                node,
+            )
+        # a < b <= c is (a < b) and (b <= c), as in Python.
+        operands = [self.build(node.left, depth + 1)]
+        relations = []
+        for op, right in zip(node.ops, node.comparators):
+            compare = _COMPARISONS.get(type(op))
+            if compare is None:
+                word = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), "?")
+                raise _fail(f"operator {word!r} is not allowed; compare with <, <=, >, >=, == or !=", self.text, node)
+            operands.append(self.build(right, depth + 1))
+            try:
+                relations.append(compare(operands[-2], operands[-1]))
+            except TypeError:
+                raise _fail(f"SymPy cannot decide the comparison {self.quote(node)}", self.text, node) from None
+        return sp.And(*relations)
+
     def _check_result(self, result: sp.Expr, node: ast.AST) -> None:
         """Reject a subexpression that is not real, not finite, or has an oversized exponent."""
         if result.is_number:
@@ -391,6 +452,8 @@ class _Builder:
         return self.symbols[name]
 
     def _build_UnaryOp(self, node: ast.UnaryOp, depth: int) -> sp.Expr:
+        if isinstance(node.op, ast.Not):
+            raise _fail(_CONDITION_ONLY, self.text, node)
         if not isinstance(node.op, (ast.USub, ast.UAdd)):
             raise _fail(f"operator {_OPERATOR_TEXT.get(type(node.op), '?')!r} is not allowed", self.text, node)
         operand = self.build(node.operand, depth)
@@ -471,6 +534,9 @@ class _Builder:
                 self.text,
                 node,
             )
+        if spec.takes_condition:
+            args = [self.condition(node.args[0], depth), *(self.build(arg, depth) for arg in node.args[1:])]
+            return self._fold(node, spec.build, *args)
         args = [self.build(arg, depth) for arg in node.args]
         # Constants are checked by value once built (acos(2) is not a real number).
         if spec.domain is not None and not all(a.is_number for a in args):
@@ -497,8 +563,8 @@ _REJECTED: dict[type, str] = {
     ast.Attribute: "attribute access is not allowed",
     ast.Subscript: "subscripts are not allowed",
     ast.Lambda: "lambda is not allowed",
-    ast.Compare: "comparisons are not allowed",
-    ast.BoolOp: "boolean operators are not allowed",
+    ast.Compare: _CONDITION_ONLY,
+    ast.BoolOp: _CONDITION_ONLY,
     ast.IfExp: "conditional expressions are not allowed",
     ast.JoinedStr: "f-strings are not allowed",
     ast.NamedExpr: "the walrus operator ':=' is not allowed",

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import builtins
+import math
 import shlex
 from dataclasses import dataclass
+
+import sympy as sp
 
 from generator.derive import derive, resolve_variables
 from generator.emit import build_model
@@ -24,10 +27,16 @@ class Spec:
     name: str | None = None
     variables: tuple[str, ...] | None = None
     order: int = DEFAULT_ORDER
+    # Keyword-only arguments of the generated function, not differentiated: (name, default).
+    params: tuple[tuple[str, float], ...] = ()
 
     def command(self, name: str, variables: tuple[str, ...]) -> str:
         """The CLI arguments that reproduce this module ('--' so that '-x' stays an expression)."""
-        return f"--name {name} --vars {','.join(variables)} --order {self.order} -- {shlex.quote(self.expression)}"
+        params = "".join(f" --param {p}={value!r}" for p, value in self.params)
+        return (
+            f"--name {name} --vars {','.join(variables)} --order {self.order}{params} "
+            f"-- {shlex.quote(self.expression)}"
+        )
 
 
 def default_name(variables: tuple[str, ...]) -> str:
@@ -43,7 +52,10 @@ def generate(spec: Spec) -> str:
     if spec.variables is not None:
         for v in spec.variables:
             check_name(v)
-    symbols = resolve_variables(expr, list(spec.variables) if spec.variables is not None else None)
+    params = _parameters(expr, spec)
+    symbols = resolve_variables(
+        expr, list(spec.variables) if spec.variables is not None else None, exclude=tuple(params)
+    )
     variables = tuple(s.name for s in symbols)
     name = spec.name if spec.name is not None else default_name(variables)
     check_name(name, "function")
@@ -55,6 +67,34 @@ def generate(spec: Spec) -> str:
         raise GeneratorError(f"function name {name!r} would shadow a Python builtin; choose another --name")
     if "tf" in variables:
         raise GeneratorError("variable name 'tf' would shadow the tensorflow import; rename it")
-    derivation = derive(expr, symbols, spec.order)
-    model = build_model(derivation, name=name, expression=spec.expression, command=spec.command(name, variables))
+    if name in (p.name for p in params):
+        raise GeneratorError(f"function name {name!r} is also a parameter; choose another --name")
+    derivation = derive(expr, symbols, spec.order, params)
+    model = build_model(
+        derivation,
+        name=name,
+        expression=spec.expression,
+        command=spec.command(name, variables),
+        params=spec.params,
+    )
     return format_source(render(model))
+
+
+def _parameters(expr: sp.Expr, spec: Spec) -> dict[sp.Symbol, float]:
+    """The parameter symbols of `expr` with their default values, checked against the spec."""
+    free = {s.name: s for s in expr.free_symbols}
+    params: dict[sp.Symbol, float] = {}
+    for name, value in spec.params:
+        check_name(name, "parameter")
+        if not math.isfinite(value):
+            raise GeneratorError(f"--param {name}: the value must be a finite number, got {value!r}")
+        if name not in free:
+            raise GeneratorError(f"--param {name}: {name!r} does not appear in the expression")
+        if free[name] in params:
+            raise GeneratorError(f"--param {name} is given twice")
+        if spec.variables is not None and name in spec.variables:
+            raise GeneratorError(f"{name!r} is both a parameter and a variable (--vars); it can only be one")
+        params[free[name]] = value
+    if not set(free.values()) - set(params):
+        raise GeneratorError("the expression has no variable besides its parameters")
+    return params

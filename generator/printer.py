@@ -66,6 +66,15 @@ def number_literal(value: sp.Expr) -> str:
     return repr(float(number.real))
 
 
+def constant_like(value: sp.Expr, tensor: str) -> str:
+    """A tensor of `tensor`'s shape and dtype filled with the constant `value`."""
+    if value == 0:
+        return f"tf.zeros_like({tensor})"
+    if value == 1:
+        return f"tf.ones_like({tensor})"
+    return f"{number_literal(value)} * tf.ones_like({tensor})"
+
+
 class TFPrinter(StrPrinter):
     """SymPy expression -> TensorFlow code over named tensors."""
 
@@ -189,11 +198,32 @@ class TFPrinter(StrPrinter):
     def _branch(self, value: sp.Expr) -> str:
         # tf.where needs tensors of one dtype on both sides; a constant takes the input's.
         if value.is_number:
-            return f"tf.fill(tf.shape({self.dtype_of}), tf.constant({self._print_number(value)}, {self.dtype_of}.dtype))"
+            return constant_like(value, self.dtype_of)
         return self._print(value)
 
+    # conditions -----------------------------------------------------------
     def _print_Relational(self, expr: sp.Expr) -> str:
-        return f"{self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)}"
+        lhs, rhs = self._print(expr.lhs), self._print(expr.rhs)
+        if expr.rel_op == "==":
+            return f"tf.math.equal({lhs}, {rhs})"
+        if expr.rel_op == "!=":
+            return f"tf.math.not_equal({lhs}, {rhs})"
+        return f"{lhs} {expr.rel_op} {rhs}"
+
+    def _print_And(self, expr: sp.Expr) -> str:
+        return self._logical("tf.math.logical_and", expr.args)
+
+    def _print_Or(self, expr: sp.Expr) -> str:
+        return self._logical("tf.math.logical_or", expr.args)
+
+    def _print_Not(self, expr: sp.Expr) -> str:
+        return f"tf.math.logical_not({self._print(expr.args[0])})"
+
+    def _logical(self, op: str, args: tuple[sp.Basic, ...]) -> str:
+        code = self._print(args[0])
+        for arg in args[1:]:
+            code = f"{op}({code}, {self._print(arg)})"
+        return code
 
     def _print_clip(self, expr: sp.Expr) -> str:
         x, lo, hi = (self._print(a) for a in expr.args)
@@ -231,6 +261,30 @@ class MathPrinter(StrPrinter):
 
     def _print_Abs(self, expr: sp.Expr) -> str:
         return f"abs({self._print(expr.args[0])})"
+
+    # Piecewise forms read as the expression language writes them.
+    def _print_Relational(self, expr: sp.Expr) -> str:
+        return f"{self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)}"
+
+    def _print_Piecewise(self, expr: sp.Piecewise) -> str:
+        *cases, (otherwise, _) = expr.args
+        text = self._print(otherwise)
+        for value, condition in reversed(cases):
+            text = f"where({self._print(condition)}, {self._print(value)}, {text})"
+        return text
+
+    def _print_And(self, expr: sp.Expr) -> str:
+        return " and ".join(self._operand(a) for a in expr.args)
+
+    def _print_Or(self, expr: sp.Expr) -> str:
+        return " or ".join(self._operand(a) for a in expr.args)
+
+    def _print_Not(self, expr: sp.Expr) -> str:
+        return f"not {self._operand(expr.args[0])}"
+
+    def _operand(self, condition: sp.Basic) -> str:
+        text = self._print(condition)
+        return f"({text})" if isinstance(condition, (sp.And, sp.Or)) else text
 
     def _print_DiracDelta(self, expr: sp.Expr) -> str:
         return "0"

@@ -131,11 +131,15 @@ BINARY_REFERENCES = {
     "logaddexp": (0.7, -1.3, lambda a, b: mpmath.log(mpmath.exp(a) + mpmath.exp(b))),
     "xlogy": (0.7, 1.3, lambda a, b: a * mpmath.log(b)),
     "hypot": (0.7, -1.3, lambda a, b: mpmath.sqrt(a**2 + b**2)),
+    "max": (0.7, -1.3, max),
+    "min": (0.7, -1.3, min),
 }
+# where(cond, a, b) takes a condition; tests/test_piecewise.py covers it.
+CONDITIONAL = {"where"}
 
 
 def test_reference_table_covers_every_function():
-    assert set(UNARY_REFERENCES) | set(BINARY_REFERENCES) == set(FUNCTIONS)
+    assert set(UNARY_REFERENCES) | set(BINARY_REFERENCES) | CONDITIONAL == set(FUNCTIONS)
     for name in UNARY_REFERENCES:
         assert FUNCTIONS[name].arity == 1, name
     for name in BINARY_REFERENCES:
@@ -191,7 +195,13 @@ def test_nested_calls_and_suite_expressions():
         ("x + b'abc'", ["string"], 4),
         ("x < 1", ["comparison"], 0),
         ("1 + (x == 1)", ["comparison"], 5),
-        ("x and 1", ["boolean"], 0),
+        ("x and 1", ["'and'", "condition of where"], 0),
+        ("not x", ["'not'", "condition of where"], 0),
+        ("where(x, 1, 2)", ["condition", "comparison", "not x"], 6),
+        ("where(x is 1, 1, 2)", ["'is'"], 6),
+        ("where(x > 1 and y, 1, 2)", ["condition", "not y"], 16),
+        ("where(x > 1, x)", ["takes 3 arguments"], 0),
+        ("max(x)", ["takes 2 arguments"], 0),
         ("x if x else 1", ["conditional"], 0),
         ("[x]", ["list"], 0),
         ("(x, 1)", ["tuple"], 0),
