@@ -163,7 +163,7 @@ def _generate_all(config: Config) -> dict[Path, str]:
 
 def generate_function(config: Config, function: FunctionConfig) -> str:
     """One function's module source; errors name the function's key in the config file."""
-    spec = Spec(function.expr, function.name, function.variables, function.order)
+    spec = Spec(function.expr, function.name, function.variables, function.order, function.params)
     try:
         return generate(spec)
     except GeneratorError as exc:

@@ -14,7 +14,7 @@ included, is a GeneratorError that names the key and the file.
     expr = "log(1 + exp(x))"
     vars = ["x"]                  # optional: argument order (default: sorted)
     order = 3                     # optional
-    params = {}                   # optional: reserved, must be empty for now
+    params = { beta = 10.0 }      # optional: keyword-only arguments, not differentiated
 
 Hands on: a `Config` for `build` and `report`.
 """
@@ -47,7 +47,7 @@ class FunctionConfig:
     expr: str
     variables: tuple[str, ...] | None
     order: int
-    params: tuple[tuple[str, float], ...]  # sorted by name; reserved, always empty for now
+    params: tuple[tuple[str, float], ...]  # (name, default) in the file's order
     key: str  # where it is in the file, for messages: tool.generator.functions[3]
 
 
@@ -152,14 +152,12 @@ class _Reader:
         if not isinstance(value, dict):
             raise self.error(key, f"expected a table of name = number, got {_describe(value)}")
         result = []
-        for name in sorted(value):
+        for name in value:
             self.identifier(name, f"{key}.{name}")
             number = value[name]
             if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
                 raise self.error(f"{key}.{name}", f"expected a finite number, got {_describe(number)}")
             result.append((name, float(number)))
-        if result:
-            raise self.error(key, "parameters are not supported yet; remove them or leave the table empty")
         return tuple(result)
 
 

@@ -382,6 +382,24 @@ INTERVAL_FUNCTIONS: dict[str, Callable[..., object]] = {
 Interval = Callable[[Sequence[object]], object]
 
 
+def _decided(true: bool, false: bool) -> bool:
+    """A comparison of intervals: its value where the enclosure decides it, else _Unsure."""
+    if true == false:
+        raise _Unsure
+    return true
+
+
+# Relation -> its truth from the enclosure [lo, hi] of lhs - rhs.
+_RELATIONS: dict[str, Callable[[mpmath.mpf, mpmath.mpf], bool]] = {
+    ">": lambda lo, hi: _decided(lo > 0, hi <= 0),
+    ">=": lambda lo, hi: _decided(lo >= 0, hi < 0),
+    "<": lambda lo, hi: _decided(hi < 0, lo >= 0),
+    "<=": lambda lo, hi: _decided(hi <= 0, lo > 0),
+    "==": lambda lo, hi: _decided(lo == hi == 0, lo > 0 or hi < 0),
+    "!=": lambda lo, hi: _decided(lo > 0 or hi < 0, lo == hi == 0),
+}
+
+
 def compile_interval(expr: sp.Expr, variables: Sequence[sp.Symbol]) -> Interval:
     """A function of the variables' intervals computing expr in interval arithmetic.
 
@@ -404,7 +422,27 @@ def compile_interval(expr: sp.Expr, variables: Sequence[sp.Symbol]) -> Interval:
             return _constant(lambda: mpmath.pi)
         if e is sp.E:
             return _constant(lambda: mpmath.e)
+        if isinstance(e, sp.Piecewise):
+            cases = [(build(value), build(condition)) for value, condition in e.args]
+
+            def piecewise(args: Sequence[object]) -> object:
+                # Only the branch taken is evaluated: the others may be undefined here.
+                for value, condition in cases:
+                    if condition(args):
+                        return value(args)
+                raise _Singular  # no branch applies
+
+            return piecewise
+        if e is sp.true or e is sp.false:
+            truth = bool(e)
+            return lambda args: truth
         parts = [build(a) for a in e.args]
+        if isinstance(e, sp.Rel):
+            decide = _RELATIONS[e.rel_op]
+            return lambda args: decide(*_ends(parts[0](args) - parts[1](args)))
+        if isinstance(e, (sp.And, sp.Or, sp.Not)):
+            combine = {sp.And: all, sp.Or: any, sp.Not: lambda values: not values[0]}[type(e)]
+            return lambda args: combine([part(args) for part in parts])
         if e.is_Add:
             return lambda args: sum((part(args) for part in parts[1:]), parts[0](args))
         if e.is_Mul:
@@ -499,6 +537,11 @@ def _limit(forms: Sequence[Interval], args: Sequence[mpmath.mpf], fmt: Format) -
     return None
 
 
+def parameter_values(params: Sequence[tuple[str, float]]) -> dict[sp.Symbol, sp.Expr]:
+    """Parameter symbols (as the parser makes them) -> their values, exactly."""
+    return {sp.Symbol(name, real=True): sp.Rational(repr(float(value))) for name, value in params}
+
+
 class Reference:
     """f and its partials up to `order`, from the math, evaluated in interval arithmetic.
 
@@ -506,8 +549,15 @@ class Reference:
     () for f. Values are memoised per point.
     """
 
-    def __init__(self, expression: str, variables: Sequence[str], fmt: Format, order: int = 2) -> None:
-        expr = naive(parse(expression))
+    def __init__(
+        self,
+        expression: str,
+        variables: Sequence[str],
+        fmt: Format,
+        order: int = 2,
+        params: Sequence[tuple[str, float]] = (),
+    ) -> None:
+        expr = naive(parse(expression)).xreplace(parameter_values(params))
         symbols = resolve_variables(expr, list(variables))
         self.variables: tuple[str, ...] = tuple(s.name for s in symbols)
         self.fmt = fmt

@@ -135,9 +135,10 @@ def _section(
 
     generated = getattr(module, function.name)
     variables = _variables(function)
-    reference = measure.Reference(function.expr, variables, fmt=measure.FLOAT32, order=2)
+    reference = measure.Reference(function.expr, variables, fmt=measure.FLOAT32, order=2, params=function.params)
     held = _held(reference, variables)
-    curve = _curve(reference, generated, _naive(function.expr, variables, tf), held, tf, points)
+    naive_fn = _naive(function.expr, variables, function.params, tf)
+    curve = _curve(reference, generated, naive_fn, held, tf, points)
     image = f"{function.name}.png"
     _plot(plt, function, variables, held, curve).savefig(out / image, dpi=80)
     plt.close("all")
@@ -165,8 +166,11 @@ def _variables(function: FunctionConfig) -> tuple[str, ...]:
     from generator.derive import resolve_variables
     from generator.parse import parse
 
+    from generator.measure import parameter_values
+
     names = list(function.variables) if function.variables is not None else None
-    return tuple(s.name for s in resolve_variables(parse(function.expr), names))
+    params = tuple(parameter_values(function.params))
+    return tuple(s.name for s in resolve_variables(parse(function.expr), names, exclude=params))
 
 
 def _held(reference: Any, variables: tuple[str, ...]) -> dict[str, float]:
@@ -241,13 +245,16 @@ def _along_first(fn: Callable[..., Any], x: Any, rest: tuple[float, ...], tf: An
     return {label: np.asarray(t, dtype=np.float32) for label, t in zip(ORDERS, (value, first, second))}
 
 
-def _naive(expression: str, variables: tuple[str, ...], tf: Any) -> Callable[..., Any]:
-    """The expression as written, in tf ops, for TF's own autodiff: what one would write by hand."""
+def _naive(
+    expression: str, variables: tuple[str, ...], params: tuple[tuple[str, float], ...], tf: Any
+) -> Callable[..., Any]:
+    """The expression as written (parameters at their defaults), in tf ops, for TF's own autodiff."""
+    from generator.measure import parameter_values
     from generator.parse import parse
     from generator.primitives import naive
     from generator.printer import TFPrinter
 
-    code = TFPrinter(variables[0]).doprint(naive(parse(expression)))
+    code = TFPrinter(variables[0]).doprint(naive(parse(expression)).xreplace(parameter_values(params)))
     # `code` is printer output from a parsed, whitelisted expression over `variables`.
     return eval(f"lambda {', '.join(variables)}: {code}", {"tf": tf})  # noqa: S307
 

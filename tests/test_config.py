@@ -106,7 +106,8 @@ BAD = [
     (('vars = ["x"]', 'vars = "x"'), "tool.generator.functions[1].vars", "array"),
     (('vars = ["x"]', 'vars = ["x", "2y"]'), "tool.generator.functions[1].vars[1]", "identifier"),
     (('vars = ["x"]', 'vars = ["x", "x"]'), "tool.generator.functions[1].vars", "twice"),
-    (("params = {}", "params = { a = 1.5 }"), "tool.generator.functions[1].params", "not supported yet"),
+    (("params = {}", "params = { a = inf }"), "tool.generator.functions[1].params.a", "finite number"),
+    (("params = {}", "params = { 2a = 1.0 }"), "tool.generator.functions[1].params.2a", "identifier"),
     (("params = {}", 'params = { a = "big" }'), "tool.generator.functions[1].params.a", "number"),
     (("params = {}", "params = [1]"), "tool.generator.functions[1].params", "table"),
 ]
