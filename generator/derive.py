@@ -11,12 +11,12 @@ Hands on: a `Derivation` for `emit`.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
 
-from generator import judge, regimes
+from generator import guards, judge, regimes
 from generator.errors import GeneratorError
 from generator.stabilize import RULES, optimize
 
@@ -41,6 +41,9 @@ class Derivation:
     order: int
     accuracy: tuple[str, ...]  # one line per order measured (parameters at their defaults)
     params: tuple[sp.Symbol, ...] = ()  # not differentiated
+    # The forms emitted for the last order where they differ from `partials`: where-branches
+    # guarded for TF's own differentiation beyond the order (generator.guards).
+    guarded: dict[Index, sp.Expr] = field(default_factory=dict)
 
     def indices(self, k: int) -> list[Index]:
         """The distinct k-th partials, in a fixed order: combinations with replacement of the variables."""
@@ -126,7 +129,9 @@ def derive(
         variables,
         order,
     )
-    return Derivation(variables, expr, partials, tuple(fired), order, accuracy, tuple(defaults))
+    guarded = {i: guards.guard_branches(e, defaults) for i, e in partials.items() if len(i) == order}
+    guarded = {i: e for i, e in guarded.items() if e != partials[i]}
+    return Derivation(variables, expr, partials, tuple(fired), order, accuracy, tuple(defaults), guarded)
 
 
 def _add_regimes(

@@ -47,7 +47,7 @@ def build_model(
     order = derivation.order
     levels_idx = [derivation.indices(k) for k in range(order + 1)]
     flat: list[tuple[int, Index]] = [(k, idx) for k in range(order + 1) for idx in levels_idx[k]]
-    exprs = [derivation.partials[idx] for _, idx in flat]
+    exprs = [derivation.guarded.get(idx, derivation.partials[idx]) for _, idx in flat]
 
     replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="canonical")
     # A constant is printed as a literal where it is used: a temporary holding a bare

@@ -72,6 +72,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "clip": np.clip,
     "polyval": lambda coeffs, x: np.polyval([np.asarray(c, dtype=np.asarray(x).dtype) for c in coeffs], x),
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
+    "pick": lambda condition, a, b: np.where(condition, a, b),
     "DiracDelta": np.zeros_like,
     "Heaviside": lambda x, *a: (np.asarray(x) > 0).astype(np.asarray(x).dtype),
 }

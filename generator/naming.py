@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
+from generator.primitives import pick
+
 ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth")
 # Module-level names of the generated file (templates/module.py.j2 and templates/helpers/).
 MODULE_NAMES = frozenset(
@@ -96,6 +98,10 @@ def _describe(expr: sp.Expr) -> str | None:
             return None if left is None or right is None else f"{left}_minus_{right}"
         right = _describe(b)
         return None if left is None or right is None else f"{left}_plus_{right}"
+    if isinstance(expr, pick):
+        # A guarded input: where(taken, x, safe point).
+        inputs = [a for a in expr.args[1:] if isinstance(a, sp.Symbol)]
+        return f"safe_{inputs[0].name}" if len(inputs) == 1 else None
     if isinstance(expr, sp.Function):
         args = [_describe(a) for a in expr.args]
         if any(a is None for a in args):

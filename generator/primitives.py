@@ -27,6 +27,7 @@ __all__ = [
     "sigmoid",
     "softplus",
     "xlogy",
+    "pick",
     "naive",
 ]
 
@@ -201,6 +202,25 @@ class polyval(sp.Function):  # noqa: N801
     nargs = 2
 
 
+class pick(sp.Function):  # noqa: N801
+    """where(cond, a, b) that SymPy leaves alone: the guard of a branch's inputs.
+
+    A Piecewise would be folded into the expression around it
+    (1/Piecewise((x, c), (1, True)) becomes Piecewise((1/x, c), (1, True))),
+    which undoes the guard.
+    """
+
+    nargs = 3
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        condition = self.args[0]
+        if argindex == 2:
+            return pick(condition, sp.Integer(1), sp.Integer(0))
+        if argindex == 3:
+            return pick(condition, sp.Integer(0), sp.Integer(1))
+        return sp.Integer(0)
+
+
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -215,6 +235,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         ipow: lambda base, k: base**k,
         expm1: lambda x: sp.exp(x) - 1,
         log1p: lambda x: sp.log(1 + x),
+        pick: lambda condition, a, b: sp.Piecewise((a, condition), (b, True)),
     }
     for func, definition in replacements.items():
         expr = expr.replace(func, definition)

@@ -68,9 +68,9 @@ def number_literal(value: sp.Expr) -> str:
 
 def constant_like(value: sp.Expr, tensor: str) -> str:
     """A tensor of `tensor`'s shape and dtype filled with the constant `value`."""
-    if value == 0:
+    if value.is_zero:
         return f"tf.zeros_like({tensor})"
-    if value == 1:
+    if (value - 1).is_zero:
         return f"tf.ones_like({tensor})"
     return f"{number_literal(value)} * tf.ones_like({tensor})"
 
@@ -175,6 +175,9 @@ class TFPrinter(StrPrinter):
             listed = ", ".join(self._print_number(c) for c in coeffs)
             self.helpers.add("_polyval")
             return f"_polyval([{listed}], {self._print(x)})"
+        if func is prim.pick:
+            condition, a, b = expr.args
+            return f"tf.where({self._print(condition)}, {self._branch(a)}, {self._branch(b)})"
         if func is prim.clip:
             return self._print_clip(expr)
         if func is prim.away:

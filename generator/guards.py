@@ -1,0 +1,101 @@
+"""Guards: the double-where pattern for the branches of where(...) in the last level.
+
+Up to the generated order, TensorFlow never differentiates a tf.where: each
+level's gradient is our own formula, so a branch's NaN where it is not taken
+cannot reach a value or a gradient. Beyond that order TF differentiates the
+last level's formulas itself, and the gradient of tf.where(c, a, b) is
+where(c, g, 0) pushed through a; where a is inf or NaN (exp(x) at x = 1000 in
+the other branch of an ELU), 0 * inf makes a NaN.
+
+So in the last level each branch that is not finite, or whose derivative is
+not finite, somewhere it is not taken, reads its variables through
+where(taken, v, safe): the untaken branch computes at a safe point, a sample
+point where the branch is taken and finite. This is the classic double where.
+Hands on: the last level's forms, with guarded branches, for `emit`.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import sympy as sp
+
+from generator import judge
+from generator.primitives import pick
+
+
+# Safe points are tried in this order: round numbers first, then farther out.
+SAFE_VALUES = (0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.25, -0.25, 10.0, -10.0, 1e-3, -1e-3, 100.0, -100.0)
+MAX_CANDIDATES = 4096
+
+
+def guard_branches(expr: sp.Expr, defaults: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
+    """`expr` with every where-branch that can overflow where it is not taken guarded.
+
+    `defaults` gives parameters the values at which branches are probed.
+    """
+    if not expr.has(sp.Piecewise):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: _guard(e, defaults))
+
+
+def _guard(piecewise: sp.Piecewise, defaults: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
+    cases = []
+    earlier: list[sp.Basic] = []
+    for value, condition in piecewise.args:
+        taken = sp.And(condition, *(sp.Not(c) for c in earlier))
+        cases.append((_guarded(value, taken, tuple(earlier), condition is sp.true, defaults), condition))
+        earlier.append(condition)
+    return sp.Piecewise(*cases)
+
+
+def _guarded(
+    value: sp.Expr,
+    taken: sp.Basic,
+    earlier: tuple[sp.Basic, ...],
+    condition_is_last: bool,
+    defaults: dict[sp.Symbol, sp.Expr],
+) -> sp.Expr:
+    """`value` reading its variables through a where that sends them to a safe point where
+    the branch is not taken (`taken` says where it is), if it needs that."""
+    if value.is_number or taken in (sp.true, sp.false):
+        return value
+    variables = tuple(sorted((value.free_symbols | taken.free_symbols) - set(defaults), key=lambda s: s.name))
+    probe = value.xreplace(defaults)
+    condition = taken.xreplace(defaults)
+    try:
+        slopes = [sp.diff(probe, v) for v in variables]
+    except (TypeError, ValueError, NotImplementedError):
+        return value
+
+    def usable(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        finite = np.isfinite(judge.evaluate32(probe, variables, points))
+        for slope in slopes:
+            finite &= np.isfinite(judge.evaluate32(slope, variables, points))
+        return _truth(condition, variables, points), finite
+
+    selected, finite = usable(judge.sample_points(len(variables)))
+    if finite[~selected].all():
+        return value
+    # The first round point (in SAFE_VALUES order) where the branch is taken and finite.
+    candidates = np.array(list(itertools.product(SAFE_VALUES, repeat=len(variables)))[:MAX_CANDIDATES]).T
+    selected, finite = usable(candidates)
+    safe = np.flatnonzero(selected & finite)
+    if not safe.size:
+        return value
+    point = {v: sp.Float(float(candidates[k, safe[0]]), 17) for k, v in enumerate(variables)}
+    if condition_is_last:
+        # The last branch is taken where no earlier condition holds: reuse those conditions.
+        guard = {v: pick(sp.Or(*earlier), point[v], v) for v in variables}
+    else:
+        guard = {v: pick(taken, v, point[v]) for v in variables}
+    return value.xreplace({v: g for v, g in guard.items() if v in value.free_symbols})
+
+
+def _truth(condition: sp.Basic, variables: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
+    """Where `condition` holds at the sample points, evaluated in float32 like the emitted code."""
+    fn = sp.lambdify(variables, condition, modules=[judge.NUMPY_FUNCTIONS, np])
+    with np.errstate(all="ignore"):
+        held = fn(*(np.asarray(p, dtype=np.float32) for p in points))
+    return np.broadcast_to(np.asarray(held, dtype=bool), (points.shape[1],)).copy()
