@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import pick
+from generator.primitives import away, clip, pick, polyval
 
 
 # Safe points are tried in this order: round numbers first, then farther out.
@@ -59,14 +59,17 @@ def _guarded(
 ) -> sp.Expr:
     """`value` reading its variables through a where that sends them to a safe point where
     the branch is not taken (`taken` says where it is), if it needs that."""
-    if value.is_number or taken in (sp.true, sp.false):
+    if value.is_number or taken in (sp.true, sp.false) or value.has(clip, away, polyval):
+        # clip/away/polyval: a regime's branch, which guards itself (generator.regimes).
         return value
     variables = tuple(sorted((value.free_symbols | taken.free_symbols) - set(defaults), key=lambda s: s.name))
     probe = value.xreplace(defaults)
     condition = taken.xreplace(defaults)
     try:
         slopes = [sp.diff(probe, v) for v in variables]
-    except (TypeError, ValueError, NotImplementedError):
+    except (TypeError, ValueError, NotImplementedError, AttributeError, ArithmeticError):
+        # SymPy cannot differentiate through some nodes (polyval's coefficient tuple,
+        # an ITE condition); the guard is a safety net beyond the order, not needed for it.
         return value
 
     def usable(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -440,6 +440,9 @@ def compile_interval(expr: sp.Expr, variables: Sequence[sp.Symbol]) -> Interval:
         if isinstance(e, sp.Rel):
             decide = _RELATIONS[e.rel_op]
             return lambda args: decide(*_ends(parts[0](args) - parts[1](args)))
+        if isinstance(e, sp.ITE):
+            condition, then, otherwise = parts
+            return lambda args: then(args) if condition(args) else otherwise(args)
         if isinstance(e, (sp.And, sp.Or, sp.Not)):
             combine = {sp.And: all, sp.Or: any, sp.Not: lambda values: not values[0]}[type(e)]
             return lambda args: combine([part(args) for part in parts])
