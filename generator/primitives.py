@@ -189,17 +189,40 @@ class clip(sp.Function):  # noqa: N801
 
     nargs = 3
 
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        # As tf.clip_by_value's gradient: 1 inside, 0 outside (the bounds are constants).
+        x, lo, hi = self.args
+        if argindex != 1:
+            return sp.Integer(0)
+        return sp.Heaviside(x - lo) * sp.Heaviside(hi - x)
+
 
 class away(sp.Function):  # noqa: N801
     """x, or t where |x| < t: keeps a form away from its singular point at 0."""
 
     nargs = 2
 
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        # 1 where x is kept, 0 where t replaces it (t is a constant).
+        x, t = self.args
+        if argindex != 1:
+            return sp.Integer(0)
+        return sp.Heaviside(sp.Abs(x) - t)
+
 
 class polyval(sp.Function):  # noqa: N801
     """The polynomial with coefficients `coeffs` (highest degree first) at `x`, by Horner's rule."""
 
     nargs = 2
+
+    def _eval_derivative(self, s: sp.Symbol) -> sp.Expr:
+        # The coefficients are a Tuple of numbers, which SymPy cannot differentiate.
+        coeffs, x = self.args
+        n = len(coeffs) - 1
+        if n == 0:
+            return sp.Integer(0)
+        slope = sp.Tuple(*(c * (n - i) for i, c in enumerate(coeffs[:-1])))
+        return polyval(slope, x) * sp.diff(x, s)
 
 
 class pick(sp.Function):  # noqa: N801
