@@ -122,10 +122,10 @@ def _float_inputs(**inputs):
     return [tf.convert_to_tensor(value, dtype=dtype) for value in inputs.values()]
 
 
-def _broadcast(*tensors):
-    """Broadcast the inputs to one shape; TF reduces their gradients back to each input's shape."""
+def _broadcast(*tensors, others=()):
+    """Broadcast the inputs to one shape, with `others`; TF reduces their gradients back."""
     shape = tf.shape(tensors[0])
-    for tensor in tensors[1:]:
+    for tensor in (*tensors[1:], *others):
         shape = tf.broadcast_dynamic_shape(shape, tf.shape(tensor))
     return [tf.broadcast_to(tensor, shape) for tensor in tensors]
 

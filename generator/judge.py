@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 import mpmath
 import numpy as np
 import sympy as sp
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 from generator import primitives as prim
 
@@ -65,6 +66,9 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "hypot": np.hypot,
     "logcosh": _logcosh,
     "log1p": np.log1p,
+    # As the printer emits them (printer.EXP_FORMS): from exp, not np.cosh/np.sinh.
+    "cosh": lambda u: 0.5 * (np.exp(u) + np.exp(-u)),
+    "sinh": lambda u: 0.5 * (np.expm1(u) - np.expm1(-u)),
     "expm1": np.expm1,
     "erf": _like(_erf),
     "erfc": _like(_erfc),
@@ -82,8 +86,9 @@ def grid(dtype: type = np.float32) -> np.ndarray:
     """Sample magnitudes over the whole float range, both signs, 0, and the points around 1."""
     mags = np.logspace(-37, 38.4, 48)
     near = np.array([0.25, 0.5, 0.75, 0.9, 0.999, 1.001, 1.5, 2, 3, 5, 10, 20, 40, 80, 88, 100])
-    values = np.concatenate([mags, near])
-    return np.unique(np.concatenate([-values, [0.0], values])).astype(dtype)
+    values = np.sort(np.concatenate([-mags, -near, [0.0], near, mags]))
+    # Sorted and deduplicated by hand: np.unique imports numpy.ma (8 ms on a cold start).
+    return values[np.concatenate([[True], values[1:] != values[:-1]])].astype(dtype)
 
 
 def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
@@ -215,22 +220,51 @@ def accuracy(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...])
     return bits[~np.isnan(truth)]
 
 
+def no_worse(variant: sp.Expr, form: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> bool:
+    """Whether `variant` is as accurate in float32 as `form` (within TIE_BITS mean, and
+    finite wherever `form` is), both measured against `form` in float64.
+
+    A cheap check for rewrites of an already stable form: no mpmath reference.
+    """
+    truth, form_bits = _float64_baseline(form, symbols)
+    mask = np.isfinite(truth)
+    if not mask.any():
+        return False
+    form_bits = form_bits[mask]
+    variant_bits = bits_of_error(evaluate32(variant, symbols, sample_points(len(symbols))), truth)[mask]
+    new_failures = (variant_bits >= 32) & (form_bits < 32)
+    return not new_failures.any() and variant_bits.mean() <= form_bits.mean() + TIE_BITS
+
+
+@functools.lru_cache(maxsize=64)
+def _float64_baseline(form: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """`form` in float64 at the sample points, and the bits of error of `form` in float32 against it."""
+    points = sample_points(len(symbols))
+    truth = evaluate(form, symbols, points, np.float64)
+    return truth, bits_of_error(evaluate32(form, symbols, points), truth)
+
+
 def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
     """`expr` evaluated in float32 with NumPy stand-ins for the emitted ops."""
+    return evaluate(expr, symbols, points, np.float32)
+
+
+def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
+    """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops."""
     # The module object, not the string "numpy": the string makes lambdify import
     # NumPy's lazy submodules (f2py among them), 150 ms on a cold start.
     fn = sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, np], cse=True)
-    args = [np.asarray(p, dtype=np.float32) for p in points]
+    args = [np.asarray(p, dtype=dtype) for p in points]
     with np.errstate(all="ignore"):
         try:
             value = fn(*args)
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-            return np.full(points.shape[1], np.nan, dtype=np.float32)
+            return np.full(points.shape[1], np.nan, dtype=dtype)
     with np.errstate(all="ignore"):
         value = np.asarray(value)
         if value.dtype == object:
             value = value.astype(np.float64)
-        return np.broadcast_to(value.astype(np.float32), (points.shape[1],)).copy()
+        return np.broadcast_to(value.astype(dtype), (points.shape[1],)).copy()
 
 
 def bits_of_error(value: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -260,10 +294,74 @@ def score(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, tru
     return float(bits[mask].mean())
 
 
+# What one op costs, in units of one float32 `exp` over a large tensor on the CPU
+# (TF graph mode; benchmarks/runtime.py, "Cost of single ops"). Functions not listed
+# cost DEFAULT_COST; helpers the printer emits cost what their bodies do.
+OP_COST: dict[str, float] = {
+    "exp": 1.0,
+    "expm1": 2.8,
+    "log": 1.2,
+    "log1p": 1.6,
+    "sqrt": 0.6,
+    "tanh": 0.7,
+    "sigmoid": 1.0,
+    "softplus": 4.2,
+    "erf": 0.9,
+    "erfc": 2.4,
+    # Printed from exp (printer.EXP_FORMS) they cost 2.3 and 5.9, but they are priced
+    # as TF's kernels: a form chosen here is differentiated for the next order, and
+    # forms in cosh/sinh beget sinh/cosh**3 ratios that overflow together; ties go to
+    # the sigmoid forms.
+    "cosh": 7.3,
+    "sinh": 19.3,
+    "logaddexp": 6.0,
+    "log1mexp": 5.0,
+    "logcosh": 6.0,
+    "hypot": 4.0,
+    "xlogy": 2.0,
+    "clip": 1.0,
+    "away": 2.0,
+}
+ARITHMETIC_COST = 0.5  # + - * / and squares
+DEFAULT_COST = 1.5
+
+
+def cost(expr: sp.Expr) -> float:
+    """Estimated run time of `expr` as emitted, in `exp`s: each distinct subexpression
+    counts once (the emitter shares them), weighted by what its op costs."""
+    total = 0.0
+    seen: set[sp.Basic] = set()
+    stack: list[sp.Basic] = [expr]
+    while stack:
+        node = stack.pop()
+        if node in seen or node.is_Atom:
+            continue
+        seen.add(node)
+        stack.extend(node.args)
+        total += _node_cost(node)
+    return total
+
+
+def _node_cost(node: sp.Basic) -> float:
+    if isinstance(node, (sp.Add, sp.Mul)):
+        return ARITHMETIC_COST * (len(node.args) - 1)
+    if isinstance(node, sp.Pow):
+        if node.exp == sp.Rational(1, 2) or node.exp == -sp.Rational(1, 2):
+            return OP_COST["sqrt"]
+        if node.exp.is_Integer:
+            return ARITHMETIC_COST * max(1, abs(int(node.exp)).bit_length())
+        return OP_COST["exp"] + OP_COST["log"]
+    if isinstance(node, (sp.Tuple, ExprCondPair)):
+        return 0.0
+    if isinstance(node, (sp.Piecewise, sp.logic.boolalg.Boolean)) or node.is_Relational:
+        return ARITHMETIC_COST * max(1, len(node.args) - 1)
+    return OP_COST.get(type(node).__name__, DEFAULT_COST)
+
+
 def best(
     candidates: Sequence[sp.Expr], truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]
 ) -> sp.Expr:
-    """The most accurate candidate (fewest operations among near-equals)."""
+    """The most accurate candidate (the cheapest, by `cost`, among near-equals)."""
     unique = list(dict.fromkeys(candidates))
     if len(unique) == 1:
         return unique[0]
@@ -271,5 +369,5 @@ def best(
     truth = sample_reference(truth_expr, symbols)
     scores = [score(c, symbols, points, truth) for c in unique]
     good_enough = min(scores) + TIE_BITS
-    near = [(sp.count_ops(c), i) for i, (c, s) in enumerate(zip(unique, scores)) if s <= good_enough]
-    return unique[min(near)[1]]
+    near = [(cost(c), sp.count_ops(c), i) for i, (c, s) in enumerate(zip(unique, scores)) if s <= good_enough]
+    return unique[min(near)[2]]

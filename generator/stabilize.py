@@ -170,11 +170,13 @@ def _exp_times_sigmoid(node: sp.Expr) -> sp.Expr | None:
 
 
 def _one_minus_sigmoid(node: sp.Expr) -> sp.Expr | None:
-    rest = _split_one(node)
-    if rest is None:
+    """1 - sigmoid(u) + rest = sigmoid(-u) + rest, also inside a longer sum."""
+    if not isinstance(node, sp.Add) or sp.Integer(1) not in node.args:
         return None
-    if isinstance(rest, sp.Mul) and len(rest.args) == 2 and rest.args[0] == -1 and isinstance(rest.args[1], sigmoid):
-        return sigmoid(-rest.args[1].args[0])
+    for term in node.args:
+        if isinstance(-term, sigmoid):
+            rest = [t for t in node.args if t is not term and t != 1]
+            return sp.Add(*rest) + sigmoid(-(-term).args[0])
     return None
 
 
@@ -400,6 +402,52 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+# --- economies --------------------------------------------------------------------
+# Rewrites that save work at a small cost in accuracy. Unlike RULES they are not
+# applied blindly: `optimize` applies one, last, only where the judge measures
+# the variant as accurate as the form it rewrites (judge.no_worse).
+
+
+def _sigmoid_pairs(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
+    """(sigmoid(u), sigmoid(-u)) pairs that both occur in `expr`, u the argument without a leading minus."""
+    found = expr.atoms(sigmoid)
+    pairs = []
+    for s in sorted(found, key=sp.default_sort_key):
+        u = s.args[0]
+        if not u.could_extract_minus_sign() and sigmoid(-u) in found:
+            pairs.append((s, sigmoid(-u)))
+    return pairs
+
+
+def _complement_negative(expr: sp.Expr) -> sp.Expr | None:
+    pairs = _sigmoid_pairs(expr)
+    return expr.xreplace({neg: 1 - pos for pos, neg in pairs}) if pairs else None
+
+
+def _complement_positive(expr: sp.Expr) -> sp.Expr | None:
+    pairs = _sigmoid_pairs(expr)
+    return expr.xreplace({pos: 1 - neg for pos, neg in pairs}) if pairs else None
+
+
+# Whole-expression rewrites (None: nothing to do), tried in order; the first that
+# measures as accurate wins. sigmoid(-u) = 1 - sigmoid(u) is exact for u <= 0 and
+# loses relative accuracy for u >> 0, which matters where sigmoid(-u) is a factor
+# of the result (softplus'') and not where it is a small correction (swish').
+ECONOMIES: tuple[Callable[[sp.Expr], sp.Expr | None], ...] = (_complement_negative, _complement_positive)
+
+
+def economize(expr: sp.Expr) -> sp.Expr:
+    """`expr`, or the first cheaper variant from ECONOMIES that is as accurate in float32."""
+    from generator import judge
+
+    symbols = tuple(sorted(expr.free_symbols, key=lambda s: s.name))
+    for economy in ECONOMIES:
+        variant = economy(expr)
+        if variant is not None and variant != expr and judge.no_worse(variant, expr, symbols):
+            return variant
+    return expr
+
+
 def optimize(expr: sp.Expr, rules: Sequence[Rule] = RULES, max_passes: int = 8) -> tuple[sp.Expr, tuple[str, ...]]:
     """Apply `rules` until nothing changes; return the result and the names of the rules that fired."""
     fired: list[str] = []
@@ -413,4 +461,4 @@ def optimize(expr: sp.Expr, rules: Sequence[Rule] = RULES, max_passes: int = 8) 
                 expr = after
         if expr == before:
             break
-    return expr, tuple(fired)
+    return economize(expr), tuple(fired)

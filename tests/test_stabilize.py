@@ -1,0 +1,76 @@
+"""Unit tests for single stabilising rules, the measured economies, the judge's cost
+model and the derivatives of the regime primitives."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from generator import judge
+from generator.primitives import away, clip, polyval, sigmoid, softplus
+from generator.printer import TFPrinter
+from generator.stabilize import RULES, economize, optimize
+
+x = sp.Symbol("x", real=True)
+
+
+def _rule(name: str):
+    return next(rule for rule in RULES if rule.name == name)
+
+
+def test_one_minus_sigmoid_also_inside_a_longer_sum() -> None:
+    rule = _rule("one_minus_sigmoid")
+    assert rule(1 - sigmoid(x)) == sigmoid(-x)
+    # The chain rule leaves 1 - s(x) spread over a sum: 1 - s(x) - x*s(x)*s(-x).
+    assert rule(1 - sigmoid(x) - x * sigmoid(x) * sigmoid(-x)) == sigmoid(-x) - x * sigmoid(x) * sigmoid(-x)
+
+
+def test_sigmoid_complement_where_it_costs_no_accuracy() -> None:
+    # swish': sigmoid(-x) only corrects a value near 1, so 1 - sigmoid(x) is as accurate.
+    swish_first = sigmoid(x) * (1 + x * sigmoid(-x))
+    assert economize(swish_first) == sigmoid(x) * (1 + x * (1 - sigmoid(x)))
+
+
+def test_sigmoid_complement_not_where_the_complement_is_the_value() -> None:
+    # softplus'': for x > 17, 1 - sigmoid(x) is 0 in float32 and sigmoid(-x) is not.
+    softplus_second = sigmoid(x) * sigmoid(-x)
+    assert economize(softplus_second) == softplus_second
+    assert optimize(softplus_second)[0] == softplus_second
+
+
+def test_cost_prices_ops_and_counts_shared_subexpressions_once() -> None:
+    assert judge.cost(sigmoid(x) * sigmoid(-x)) < judge.cost(sp.cosh(x) ** -2)
+    assert judge.cost(softplus(x)) > judge.cost(sp.log(1 + sp.exp(x)))
+    shared = sp.exp(x**2) + sp.exp(x**2) * x
+    assert judge.cost(shared) == judge.cost(sp.exp(x**2)) + 2 * judge.ARITHMETIC_COST
+
+
+def test_best_breaks_ties_by_cost() -> None:
+    # Equally accurate: the cosh form costs a slow kernel, the sigmoid form two exps.
+    fast, slow = 4 * sigmoid(2 * x) * sigmoid(-2 * x), sp.cosh(x) ** -2
+    assert judge.best([slow, fast], 1 - sp.tanh(x) ** 2, (x,)) == fast
+
+
+def test_cosh_and_sinh_print_from_exp_as_the_judge_evaluates_them() -> None:
+    printer = TFPrinter(dtype_of="x")
+    assert printer.doprint(sp.cosh(x)) == "(0.5 * (tf.math.exp(x) + tf.math.exp(-x)))"
+    assert printer.doprint(sp.sinh(2 * x)) == "(0.5 * (tf.math.expm1(2.0 * x) - tf.math.expm1(-2.0 * x)))"
+    assert printer.doprint(1 / sp.cosh(x)) == "1.0 / (0.5 * (tf.math.exp(x) + tf.math.exp(-x)))"
+    points = judge.sample_points(1)
+    for f, reference in ((sp.cosh, np.cosh), (sp.sinh, np.sinh)):
+        ours = judge.evaluate(f(x), (x,), points, np.float64)
+        finite = np.abs(points[0]) < 700
+        np.testing.assert_allclose(ours[finite], reference(points[0][finite]), rtol=1e-14)
+
+
+def test_regime_primitives_differentiate() -> None:
+    assert sp.diff(clip(x, -3, 4), x) == sp.Heaviside(x + 3) * sp.Heaviside(4 - x)
+    assert sp.diff(away(x, sp.Rational(1, 2)), x) == sp.Heaviside(sp.Abs(x) - sp.Rational(1, 2))
+    # 3x**4 + 2x**2 + 1 in x**2 -> 12x**3 + 4x = 2x*(6x**2 + 2)
+    assert sp.diff(polyval(sp.Tuple(3, 2, 1), x**2), x) == 2 * x * polyval(sp.Tuple(6, 2), x**2)
+
+
+def test_grid_is_sorted_and_unique() -> None:
+    grid = judge.grid()
+    assert len(grid) == 129
+    assert (np.diff(grid) > 0).all()
