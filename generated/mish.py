@@ -78,23 +78,22 @@ def _mish(x):
             )
 
             def second_order_gradient(dd_x):
-                t1 = tf.math.logical_or(x > 80.0, x < -100.0)
-                t2 = tf.clip_by_value(tf.where(t1, tf.zeros_like(x), x), -100.0, 80.0)
-                sigmoid_t2 = tf.math.sigmoid(t2)
-                softplus_t2 = tf.math.softplus(t2)
-                cosh_softplus_t2 = 0.5 * (tf.math.exp(softplus_t2) + tf.math.exp(-softplus_t2))
-                t3 = sigmoid_t2 / tf.math.square(cosh_softplus_t2)
-                inv_cosh_softplus_t2 = 1.0 / cosh_softplus_t2
+                t1 = tf.clip_by_value(x, -100.0, 80.0)
+                sigmoid_t1 = tf.math.sigmoid(t1)
+                softplus_t1 = tf.math.softplus(t1)
+                cosh_softplus_t1 = 0.5 * (tf.math.exp(softplus_t1) + tf.math.exp(-softplus_t1))
+                t2 = sigmoid_t1 / tf.math.square(cosh_softplus_t1)
+                inv_cosh_softplus_t1 = 1.0 / cosh_softplus_t1
                 d_x_x = tf.where(
-                    t1,
+                    tf.math.logical_or(x > 80.0, x < -100.0),
                     tf.zeros_like(x),
-                    2.0 * t3
-                    + t2 * t3 * (1.0 - sigmoid_t2)
+                    2.0 * t2
+                    + t1 * t2 * (1.0 - sigmoid_t1)
                     - 2.0
-                    * inv_cosh_softplus_t2
-                    * t2
-                    * tf.math.square(inv_cosh_softplus_t2 * sigmoid_t2)
-                    * (0.5 * (tf.math.expm1(softplus_t2) - tf.math.expm1(-softplus_t2))),
+                    * inv_cosh_softplus_t1
+                    * t1
+                    * tf.math.square(inv_cosh_softplus_t1 * sigmoid_t1)
+                    * (0.5 * (tf.math.expm1(softplus_t1) - tf.math.expm1(-softplus_t1))),
                 )
                 return dd_x * d_x_x
 
