@@ -232,6 +232,10 @@ class TFPrinter(StrPrinter):
     def _print_Not(self, expr: sp.Expr) -> str:
         return f"tf.math.logical_not({self._print(expr.args[0])})"
 
+    def _print_ITE(self, expr: sp.Expr) -> str:
+        # SymPy's if-then-else of conditions, made by folding a where into a comparison.
+        return "tf.where({}, {}, {})".format(*(self._print(a) for a in expr.args))
+
     def _logical(self, op: str, args: tuple[sp.Basic, ...]) -> str:
         code = self._print(args[0])
         for arg in args[1:]:
@@ -294,6 +298,9 @@ class MathPrinter(StrPrinter):
 
     def _print_Not(self, expr: sp.Expr) -> str:
         return f"not {self._operand(expr.args[0])}"
+
+    def _print_ITE(self, expr: sp.Expr) -> str:
+        return "where({}, {}, {})".format(*(self._print(a) for a in expr.args))
 
     def _operand(self, condition: sp.Basic) -> str:
         text = self._print(condition)
