@@ -106,17 +106,18 @@ def derive(
         for index in itertools.combinations_with_replacement(names, k):
             var = by_name[index[-1]]
             raw[index] = sp.diff(raw[index[:-1]], var)
-            from_parent = sp.diff(partials[index[:-1]], var)
-            # factor_terms exposes shapes that the chain rule spreads over a sum,
-            # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
-            candidates = [stable(from_parent), stable(sp.factor_terms(from_parent)), stable(raw[index])]
-            if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
-                together = sp.cancel(sp.together(raw[index]))
-                candidates += [stable(together), stable(sp.factor(together))]
             if raw[index].has(sp.Derivative):
                 raise GeneratorError(
                     f"SymPy cannot differentiate {sp.sstr(expr)} in closed form (it leaves a Derivative)"
                 )
+            from_parent = sp.diff(partials[index[:-1]], var)
+            # factor_terms exposes shapes that the chain rule spreads over a sum,
+            # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
+            sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent)]
+            candidates = [stable(e) for e in sources] + [stable(raw[index])]
+            if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
+                together = sp.cancel(sp.together(raw[index]))
+                candidates += [stable(together), stable(sp.factor(together))]
             partials[index] = choose(candidates, raw[index])
     if len(variables) == 1 and not defaults:
         x = variables[0]

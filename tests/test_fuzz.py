@@ -79,8 +79,14 @@ def _extend(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     calls = [
         st.builds(lambda *args, name=name: f"{name}({', '.join(args)})", *([children] * spec.arity))
         for name, spec in sorted(FUNCTIONS.items())
+        if not spec.takes_condition
     ]
-    return st.one_of(unary, binary, power, *calls)
+    comparison = st.builds(lambda a, op, b: f"{a} {op} {b}", children, st.sampled_from(["<", "<=", ">", ">="]), children)
+    condition = comparison | st.builds(
+        lambda a, op, b: f"{a} {op} {b}", comparison, st.sampled_from(["and", "or"]), comparison
+    ) | st.builds(lambda a: f"not {a}", comparison)
+    where = st.builds(lambda c, a, b: f"where({c}, {a}, {b})", condition, children, children)
+    return st.one_of(unary, binary, power, where, *calls)
 
 
 # Trees without a variable are rejected at once as constants: keep the ones with one.
@@ -117,6 +123,16 @@ def _tf_functions(tf):
     }
 
 
+RELATIONS = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
+
+
 def naive_tf(expr: sp.Expr, values: dict, tf):
     """Evaluate `expr` (no stable primitives left) with TF ops, float64."""
     functions = _tf_functions(tf)
@@ -140,6 +156,24 @@ def naive_tf(expr: sp.Expr, values: dict, tf):
             if exponent == sp.Rational(1, 2):
                 return tf.math.sqrt(walk(base))
             return tf.math.pow(walk(base), walk(exponent))
+        if isinstance(e, sp.Piecewise):
+            *cases, (otherwise, _) = e.args
+            result = walk(otherwise)
+            for branch, condition in reversed(cases):
+                result = tf.where(walk(condition), walk(branch), result)
+            return result
+        if isinstance(e, sp.Rel):
+            return RELATIONS[e.rel_op](walk(e.lhs), walk(e.rhs))
+        if isinstance(e, (sp.And, sp.Or)):
+            combine = tf.math.logical_and if isinstance(e, sp.And) else tf.math.logical_or
+            result = walk(e.args[0])
+            for a in e.args[1:]:
+                result = combine(result, walk(a))
+            return result
+        if isinstance(e, sp.Not):
+            return tf.math.logical_not(walk(e.args[0]))
+        if isinstance(e, sp.ITE):
+            return tf.where(*(walk(a) for a in e.args))
         if type(e) in functions:
             return functions[type(e)](*[walk(a) for a in e.args])
         raise NotImplementedError(f"no TF op for {type(e).__name__} in {expr}")
