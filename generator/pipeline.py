@@ -12,7 +12,7 @@ import sympy as sp
 from generator.derive import derive, resolve_variables
 from generator.emit import build_model
 from generator.errors import GeneratorError
-from generator.parse import check_name, parse
+from generator.parse import CONSTANTS, check_name, parse
 from generator.render import format_source, render
 
 MAX_ORDER = 6
@@ -88,6 +88,8 @@ def _parameters(expr: sp.Expr, spec: Spec) -> dict[sp.Symbol, float]:
         check_name(name, "parameter")
         if not math.isfinite(value):
             raise GeneratorError(f"--param {name}: the value must be a finite number, got {value!r}")
+        if name in CONSTANTS:
+            raise GeneratorError(f"--param {name}: {name!r} is the constant {name} in expressions; rename the parameter")
         if name not in free:
             raise GeneratorError(f"--param {name}: {name!r} does not appear in the expression")
         if free[name] in params:
