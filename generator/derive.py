@@ -18,6 +18,7 @@ import sympy as sp
 
 from generator import guards, judge, regimes
 from generator.errors import GeneratorError
+from generator.primitives import naive
 from generator.stabilize import RULES, optimize
 
 # Put only expressions this small over a common denominator and factor them
@@ -99,6 +100,7 @@ def derive(
         return chosen
 
     by_name = {v.name: v for v in variables}
+    _check_defined(expr, sp.sstr(expr))
     partials: dict[Index, sp.Expr] = {(): choose([stable(expr)], expr)}
     raw: dict[Index, sp.Expr] = {(): expr}
     names = [v.name for v in variables]
@@ -110,6 +112,7 @@ def derive(
                 raise GeneratorError(
                     f"SymPy cannot differentiate {sp.sstr(expr)} in closed form (it leaves a Derivative)"
                 )
+            _check_defined(raw[index], f"the derivative d/d{' d'.join(index)} of {sp.sstr(expr)}")
             from_parent = sp.diff(partials[index[:-1]], var)
             # factor_terms exposes shapes that the chain rule spreads over a sum,
             # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
@@ -133,6 +136,12 @@ def derive(
     guarded = {i: guards.guard_branches(e, defaults) for i, e in partials.items() if len(i) == order}
     guarded = {i: e for i, e in guarded.items() if e != partials[i]}
     return Derivation(variables, expr, partials, tuple(fired), order, accuracy, tuple(defaults), guarded)
+
+
+def _check_defined(expr: sp.Expr, what: str) -> None:
+    """Raise if SymPy turned `expr`, or its textbook form, into infinity or nan (0**u, log(0))."""
+    if any(e.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for e in (expr, naive(expr))):
+        raise GeneratorError(f"{what} is undefined: SymPy makes it infinite or nan")
 
 
 def _add_regimes(
