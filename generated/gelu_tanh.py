@@ -6,7 +6,7 @@
 Forms computed (after stabilisation):
 
     f(x) = x*sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi))
-    f'(x) = where(x < -20.0, 0, where(x > 10.0, 1.0, 2*sqrt(2)*(1 - sigmoid(2*sqrt(2)*(8943*clip(x, -20.0, 10.0)**3/200000 + clip(x, -20.0, 10.0))/sqrt(pi)))*(1 + 26829*clip(x, -20.0, 10.0)**2/200000)*clip(x, -20.0, 10.0)*sigmoid(2*sqrt(2)*(8943*clip(x, -20.0, 10.0)**3/200000 + clip(x, -20.0, 10.0))/sqrt(pi))/sqrt(pi) + sigmoid(2*sqrt(2)*(8943*clip(x, -20.0, 10.0)**3/200000 + clip(x, -20.0, 10.0))/sqrt(pi))))
+    f'(x) = where(x < -20.0, 0, where(x > 10.0, 1.0, 2*x*sqrt(2)*(1 - sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi)))*(1 + 26829*x**2/200000)*sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi))/sqrt(pi) + sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi))))
     f''(x) = where(x > 20.0 or x < -20.0, 0, 26829*sqrt(2)*(clip(x, -20.0, 20.0)/cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi)))**2/(200000*sqrt(pi)) + sqrt(2)*(1 + 26829*clip(x, -20.0, 20.0)**2/200000)/(sqrt(pi)*cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi))**2) - 2*clip(x, -20.0, 20.0)*((1 + 26829*clip(x, -20.0, 20.0)**2/200000)/cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi)))**2*tanh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi))/pi)
 
 Derivatives of order 2 and below come from the formulas above. Beyond
@@ -66,26 +66,25 @@ def gelu_tanh(x):
 
 @tf.custom_gradient
 def _gelu_tanh(x):
-    y = x * tf.math.sigmoid(1.5957691216057308 * (x + 0.044715 * x**3))
+    sigmoid = tf.math.sigmoid(1.5957691216057308 * (x + 0.044715 * x**3))
+    t1 = sigmoid * x
+    y = t1
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            t1 = x < -20.0
-            t2 = tf.clip_by_value(x, -20.0, 10.0)
-            sigmoid = tf.math.sigmoid(1.5957691216057308 * (t2 + 0.044715 * t2**3))
+            t2 = x < -20.0
             d_x = tf.where(
-                t1,
+                t2,
                 tf.zeros_like(x),
                 tf.where(
                     x > 10.0,
                     tf.ones_like(x),
                     sigmoid
                     + 1.5957691216057308
-                    * sigmoid
-                    * t2
+                    * t1
                     * (1.0 - sigmoid)
-                    * (1.0 + 0.134145 * tf.math.square(t2)),
+                    * (1.0 + 0.134145 * tf.math.square(x)),
                 ),
             )
 
@@ -96,7 +95,7 @@ def _gelu_tanh(x):
                 inv_cosh_t4 = 1.0 / cosh_t4
                 t5 = 1.0 + 0.134145 * tf.math.square(t3)
                 d_x_x = tf.where(
-                    tf.math.logical_or(t1, x > 20.0),
+                    tf.math.logical_or(t2, x > 20.0),
                     tf.zeros_like(x),
                     0.10703222440890037 * tf.math.square(inv_cosh_t4 * t3)
                     + 0.7978845608028654 * t5 / tf.math.square(cosh_t4)

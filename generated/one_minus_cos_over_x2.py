@@ -5,8 +5,8 @@
 
 Forms computed (after stabilisation):
 
-    f(x) = where(abs(x) < 1.0, polyval((1.5619206968586225e-16, -4.779477332387385e-14, 1.1470745597729725e-11, -2.08767569878681e-09, 2.755731922398589e-07, -2.48015873015873e-05, 1/720, -1/24, 1/2), clip(x, -1.0, 1.0)**2), 2*(sin(away(x, 1.0)/2)/away(x, 1.0))**2)
-    f'(x) = where(abs(x) < 1.0, clip(x, -1.0, 1.0)*polyval((-7.398571721961897e-18, 2.499073114973796e-15, -6.691268265342339e-13, 1.376489471727567e-10, -2.08767569878681e-08, 2.204585537918871e-06, -0.00014880952380952382, 1/180, -1/12), clip(x, -1.0, 1.0)**2), 4*(cos(away(x, 1.0)/2)/2 - sin(away(x, 1.0)/2)/away(x, 1.0))*sin(away(x, 1.0)/2)/away(x, 1.0)**2)
+    f(x) = where(abs(x) < 1.0, polyval((1.5619206968586225e-16, -4.779477332387385e-14, 1.1470745597729725e-11, -2.08767569878681e-09, 2.755731922398589e-07, -2.48015873015873e-05, 1/720, -1/24, 1/2), x**2), 2*(sin(x/2)/x)**2)
+    f'(x) = where(abs(x) < 1.0, x*polyval((-7.398571721961897e-18, 2.499073114973796e-15, -6.691268265342339e-13, 1.376489471727567e-10, -2.08767569878681e-08, 2.204585537918871e-06, -0.00014880952380952382, 1/180, -1/12), x**2), 4*(cos(x/2)/2 - sin(x/2)/x)*sin(x/2)/x**2)
     f''(x) = where(abs(x) < 1.0, polyval((-1.2577571927335224e-16, 3.7486096724606943e-14, -8.698648744945041e-12, 1.5141384189003237e-09, -1.8789081289081288e-07, 1.54320987654321e-05, -0.000744047619047619, 1/60, -1/12), clip(x, -1.0, 1.0)**2), 2*((-2*sin(away(x, 1.0)/2)/away(x, 1.0) + cos(away(x, 1.0)/2))*cos(away(x, 1.0)/2)/2 + (-sin(away(x, 1.0)/2) - 2*cos(away(x, 1.0)/2)/away(x, 1.0) + 4*sin(away(x, 1.0)/2)/away(x, 1.0)**2)*sin(away(x, 1.0)/2)/2 - 2*(-2*sin(away(x, 1.0)/2)/away(x, 1.0) + cos(away(x, 1.0)/2))*sin(away(x, 1.0)/2)/away(x, 1.0))/away(x, 1.0)**2)
 
 Derivatives of order 2 and below come from the formulas above. Beyond
@@ -65,16 +65,13 @@ def one_minus_cos_over_x2(x):
 
 @tf.custom_gradient
 def _one_minus_cos_over_x2(x):
-    t1 = tf.clip_by_value(x, -1.0, 1.0)
-    t1_sq = tf.math.square(t1)
-    t2 = tf.math.abs(x) < 1.0
-    t3 = tf.where(tf.math.abs(x) < 1.0, tf.ones_like(x) * 1.0, x)
-    inv_t3 = 1.0 / t3
-    t4 = 0.5 * t3
-    sin_t4 = tf.math.sin(t4)
-    t5 = inv_t3 * sin_t4
+    x_sq = tf.math.square(x)
+    t1 = tf.math.abs(x) < 1.0
+    t2 = 0.5 * x
+    sin_t2 = tf.math.sin(t2)
+    t3 = sin_t2 / x
     y = tf.where(
-        t2,
+        t1,
         _polyval(
             [
                 1.5619206968586225e-16,
@@ -87,19 +84,17 @@ def _one_minus_cos_over_x2(x):
                 -0.041666666666666664,
                 0.5,
             ],
-            t1_sq,
+            x_sq,
         ),
-        2.0 * tf.math.square(t5),
+        2.0 * tf.math.square(t3),
     )
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            cos_t4 = tf.math.cos(t4)
-            t6 = 1.0 / tf.math.square(t3)
             d_x = tf.where(
-                t2,
-                t1
+                t1,
+                x
                 * _polyval(
                     [
                         -7.398571721961897e-18,
@@ -112,16 +107,22 @@ def _one_minus_cos_over_x2(x):
                         0.005555555555555556,
                         -0.08333333333333333,
                     ],
-                    t1_sq,
+                    x_sq,
                 ),
-                4.0 * sin_t4 * t6 * (0.5 * cos_t4 - t5),
+                4.0 * sin_t2 * (0.5 * tf.math.cos(t2) - t3) / x_sq,
             )
 
             def second_order_gradient(dd_x):
-                t7 = 2.0 * t5
-                cos_t4_minus_t7 = cos_t4 - t7
+                t4 = tf.where(tf.math.abs(x) < 1.0, tf.ones_like(x) * 1.0, x)
+                t5 = 1.0 / tf.math.square(t4)
+                t6 = 0.5 * t4
+                cos_t6 = tf.math.cos(t6)
+                sin_t6 = tf.math.sin(t6)
+                t7 = 2.0 * 1.0 / t4
+                t8 = sin_t6 * t7
+                cos_t6_minus_t8 = cos_t6 - t8
                 d_x_x = tf.where(
-                    t2,
+                    t1,
                     _polyval(
                         [
                             -1.2577571927335224e-16,
@@ -134,14 +135,14 @@ def _one_minus_cos_over_x2(x):
                             0.016666666666666666,
                             -0.08333333333333333,
                         ],
-                        t1_sq,
+                        tf.math.square(tf.clip_by_value(x, -1.0, 1.0)),
                     ),
                     2.0
-                    * t6
+                    * t5
                     * (
-                        0.5 * cos_t4 * cos_t4_minus_t7
-                        + 0.5 * sin_t4 * (-sin_t4 - 2.0 * cos_t4 * inv_t3 + 4.0 * sin_t4 * t6)
-                        - cos_t4_minus_t7 * t7
+                        0.5 * cos_t6 * cos_t6_minus_t8
+                        + 0.5 * sin_t6 * (-sin_t6 - cos_t6 * t7 + 4.0 * sin_t6 * t5)
+                        - cos_t6_minus_t8 * t8
                     ),
                 )
                 return dd_x * d_x_x

@@ -5,8 +5,8 @@
 
 Forms computed (after stabilisation):
 
-    f(x) = where(abs(x) < 1.0, polyval((2.8114572543455206e-15, -7.647163731819816e-13, 1.6059043836821613e-10, -2.505210838544172e-08, 2.7557319223985893e-06, -0.0001984126984126984, 1/120, -1/6, 1), clip(x, -1.0, 1.0)**2), sin(away(x, 1.0))/away(x, 1.0))
-    f'(x) = where(abs(x) < 1.0, clip(x, -1.0, 1.0)*polyval((-1.4797143443923793e-16, 4.498331606952833e-14, -1.0706029224547743e-11, 1.9270852604185937e-09, -2.505210838544172e-07, 2.2045855379188714e-05, -1/840, 1/30, -1/3), clip(x, -1.0, 1.0)**2), (-sin(away(x, 1.0))/away(x, 1.0) + cos(away(x, 1.0)))/away(x, 1.0))
+    f(x) = where(abs(x) < 1.0, polyval((2.8114572543455206e-15, -7.647163731819816e-13, 1.6059043836821613e-10, -2.505210838544172e-08, 2.7557319223985893e-06, -0.0001984126984126984, 1/120, -1/6, 1), x**2), sin(x)/x)
+    f'(x) = where(abs(x) < 1.0, x*polyval((-1.4797143443923793e-16, 4.498331606952833e-14, -1.0706029224547743e-11, 1.9270852604185937e-09, -2.505210838544172e-07, 2.2045855379188714e-05, -1/840, 1/30, -1/3), x**2), (-sin(x)/x + cos(x))/x)
     f''(x) = where(abs(x) < 0.5, polyval((-2.515514385467045e-15, 6.74749741042925e-13, -1.3917837991912066e-10, 2.1197937864604532e-08, -2.2546897546897547e-06, 0.00015432098765432098, -1/168, 1/10, -1/3), clip(x, -0.5, 0.5)**2), (-sin(away(x, 0.5)) + sin(away(x, 0.5))/away(x, 0.5)**2 - cos(away(x, 0.5))/away(x, 0.5))/away(x, 0.5) - (-sin(away(x, 0.5))/away(x, 0.5) + cos(away(x, 0.5)))/away(x, 0.5)**2)
 
 Derivatives of order 2 and below come from the formulas above. Beyond
@@ -63,15 +63,13 @@ def sinc(x):
 
 @tf.custom_gradient
 def _sinc(x):
-    t1 = tf.clip_by_value(x, -1.0, 1.0)
-    t1_sq = tf.math.square(t1)
+    x_sq = tf.math.square(x)
     abs_x = tf.math.abs(x)
-    t2 = abs_x < 1.0
-    t3 = tf.where(tf.math.abs(x) < 1.0, tf.ones_like(x) * 1.0, x)
-    inv_t3 = 1.0 / t3
-    t4 = inv_t3 * tf.math.sin(t3)
+    t1 = abs_x < 1.0
+    inv_x = 1.0 / x
+    t2 = inv_x * tf.math.sin(x)
     y = tf.where(
-        t2,
+        t1,
         _polyval(
             [
                 2.8114572543455206e-15,
@@ -84,17 +82,17 @@ def _sinc(x):
                 -0.16666666666666666,
                 1.0,
             ],
-            t1_sq,
+            x_sq,
         ),
-        t4,
+        t2,
     )
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
             d_x = tf.where(
-                t2,
-                t1
+                t1,
+                x
                 * _polyval(
                     [
                         -1.4797143443923793e-16,
@@ -107,17 +105,17 @@ def _sinc(x):
                         0.03333333333333333,
                         -0.3333333333333333,
                     ],
-                    t1_sq,
+                    x_sq,
                 ),
-                inv_t3 * (-t4 + tf.math.cos(t3)),
+                inv_x * (-t2 + tf.math.cos(x)),
             )
 
             def second_order_gradient(dd_x):
-                t5 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
-                t6 = 1.0 / tf.math.square(t5)
-                cos_t5 = tf.math.cos(t5)
-                sin_t5 = tf.math.sin(t5)
-                inv_t5 = 1.0 / t5
+                t3 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
+                t4 = 1.0 / tf.math.square(t3)
+                cos_t3 = tf.math.cos(t3)
+                sin_t3 = tf.math.sin(t3)
+                inv_t3 = 1.0 / t3
                 d_x_x = tf.where(
                     abs_x < 0.5,
                     _polyval(
@@ -134,8 +132,8 @@ def _sinc(x):
                         ],
                         tf.math.square(tf.clip_by_value(x, -0.5, 0.5)),
                     ),
-                    inv_t5 * (-sin_t5 + sin_t5 * t6 - cos_t5 * inv_t5)
-                    - t6 * (cos_t5 - inv_t5 * sin_t5),
+                    inv_t3 * (-sin_t3 + sin_t3 * t4 - cos_t3 * inv_t3)
+                    - t4 * (cos_t3 - inv_t3 * sin_t3),
                 )
                 return dd_x * d_x_x
 

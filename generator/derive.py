@@ -135,6 +135,10 @@ def derive(
     )
     guarded = {i: guards.guard_branches(e, defaults) for i, e in partials.items() if len(i) == order}
     guarded = {i: e for i, e in guarded.items() if e != partials[i]}
+    # Below the last level TF never differentiates a form (each level's gradient is ours),
+    # so the regimes' clip/away guards change no value there; without them the levels
+    # share work (gelu_tanh' reuses the forward pass's sigmoid).
+    partials = {i: e if len(i) == order else guards.unguarded(e) for i, e in partials.items()}
     return Derivation(variables, expr, partials, tuple(fired), order, accuracy, tuple(defaults), guarded)
 
 

@@ -102,3 +102,8 @@ def _truth(condition: sp.Basic, variables: tuple[sp.Symbol, ...], points: np.nda
     with np.errstate(all="ignore"):
         held = fn(*(np.asarray(p, dtype=np.float32) for p in points))
     return np.broadcast_to(np.asarray(held, dtype=bool), (points.shape[1],)).copy()
+
+
+def unguarded(expr: sp.Expr) -> sp.Expr:
+    """`expr` without the regimes' clip/away guards: the same values wherever a branch is taken."""
+    return expr.replace(clip, lambda x, lo, hi: x).replace(away, lambda x, t: x)
