@@ -66,7 +66,7 @@ def gelu_tanh(x):
 
 @tf.custom_gradient
 def _gelu_tanh(x):
-    sigmoid = tf.math.sigmoid(1.5957691216057308 * (x + 0.044715 * x**3))
+    sigmoid = tf.math.sigmoid(1.5957691216057308 * (x + 0.044715 * (tf.math.square(x) * x)))
     t1 = sigmoid * x
     y = t1
 
@@ -90,7 +90,7 @@ def _gelu_tanh(x):
 
             def second_order_gradient(dd_x):
                 t3 = tf.clip_by_value(x, -20.0, 20.0)
-                t4 = 0.7978845608028654 * (t3 + 0.044715 * t3**3)
+                t4 = 0.7978845608028654 * (t3 + 0.044715 * (tf.math.square(t3) * t3))
                 cosh_t4 = 0.5 * (tf.math.exp(t4) + tf.math.exp(-t4))
                 inv_cosh_t4 = 1.0 / cosh_t4
                 t5 = 1.0 + 0.134145 * tf.math.square(t3)

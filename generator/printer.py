@@ -151,10 +151,19 @@ class TFPrinter(StrPrinter):
         if exp == -2:
             return f"1.0 / tf.math.square({b})"
         if exp.is_Integer:
-            return f"{self.parenthesize(base, PRECEDENCE['Pow'] + 1)} ** {int(exp)}"
+            return self._integer_power(base, int(exp))
         if exp.is_number:
             return f"tf.math.pow({b}, {self._print_number(exp)})"
         return f"tf.math.pow({b}, {self._print(exp)})"
+
+    def _integer_power(self, base: sp.Expr, k: int) -> str:
+        # TF's pow kernel costs several exps on the CPU (XLA turns it into multiplies);
+        # a tensor's cube and fourth power are products of squares.
+        if isinstance(base, sp.Symbol) and k == 3:
+            return f"(tf.math.square({base.name}) * {base.name})"
+        if isinstance(base, sp.Symbol) and k == 4:
+            return f"tf.math.square(tf.math.square({base.name}))"
+        return f"{self.parenthesize(base, PRECEDENCE['Pow'] + 1)} ** {k}"
 
     # functions ------------------------------------------------------------
     def _print_args(self, expr: sp.Function) -> str:
@@ -198,7 +207,7 @@ class TFPrinter(StrPrinter):
                 return self.parenthesize(base, PRECEDENCE["Mul"])
             if k == 2:
                 return f"tf.math.square({self._print(base)})"
-            return f"{self.parenthesize(base, PRECEDENCE['Pow'] + 1)} ** {int(k)}"
+            return self._integer_power(base, int(k))
         return self._print_Expr(expr)
 
     def _print_Piecewise(self, expr: sp.Piecewise) -> str:

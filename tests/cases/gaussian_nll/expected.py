@@ -90,7 +90,7 @@ def _gaussian_nll(x, m, s):
             d_s = inv_s * (1.0 - t1)
 
             def second_order_gradient(dd_x, dd_m, dd_s):
-                t3 = 2.0 * neg_m_minus_x / s**3
+                t3 = 2.0 * neg_m_minus_x / (tf.math.square(s) * s)
                 d_x_x = t2
                 d_x_m = -t2
                 d_x_s = -t3
