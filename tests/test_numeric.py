@@ -29,12 +29,11 @@ from sympy.parsing.sympy_parser import parse_expr
 
 from generator.parse import parse
 from generator.primitives import naive
+from partials import ATOL, RTOL, assert_close, tf_partials
 
 SUITE = tomllib.loads((Path(__file__).resolve().parent / "functions.toml").read_text())["function"]
 SUITE_BY_NAME = {entry["name"]: entry for entry in SUITE}
 
-RTOL = {"float32": 1e-5, "float64": 1e-12}
-ATOL = {"float32": 1e-6, "float64": 1e-13}
 
 DEFAULT_POINTS = [-4.5, -2.25, -0.75, 0.375, 1.25, 3.5, 5.0]
 POSITIVE_POINTS = [0.125, 0.5, 0.75, 1.5, 3.0, 5.0]
@@ -133,39 +132,6 @@ def test_naive_parse_agrees_with_sympy_parse_expr():
 
 # --------------------------------------------------------------------------
 # TF side
-
-
-def tf_partials(tf, fn, xs, order):
-    """{ordered index tuple: numpy array} of all partials up to `order` by nested tapes.
-
-    The tape of order k is outermost for k = order: every lower-order gradient
-    is computed while it records.
-    """
-    if order == 0:
-        return {(): fn(*xs)}
-    with tf.GradientTape(persistent=True) as tape:
-        tape.watch(xs)
-        lower = tf_partials(tf, fn, xs, order - 1)
-    result = dict(lower)
-    for index, value in lower.items():
-        if len(index) != order - 1:
-            continue
-        grads = tape.gradient(value, xs, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-        for j, g in enumerate(grads):
-            result[index + (j,)] = g
-    return result
-
-
-def assert_close(got, expected, dtype_name, what):
-    got = np.asarray(got, dtype=np.float64)
-    assert got.shape == expected.shape, (what, got.shape, expected.shape)
-    assert np.all(np.isfinite(got)), (what, got)
-    tol = RTOL[dtype_name] * np.abs(expected) + ATOL[dtype_name]
-    bad = np.abs(got - expected) > tol
-    assert not bad.any(), (
-        f"{what} ({dtype_name}): got {got[bad]}, expected {expected[bad]}, "
-        f"error {np.abs(got - expected)[bad]}"
-    )
 
 
 def check_all_partials(tf, module_fn, entry_vars, expr, points, order, dtype):

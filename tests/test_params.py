@@ -27,9 +27,8 @@ import pytest
 import sympy as sp
 
 from generator.cli import main
+from partials import ATOL, RTOL, assert_close, tf_partials
 
-RTOL = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12}
-ATOL = {"float16": 1e-3, "float32": 1e-6, "float64": 1e-13}
 DTYPES = ["float32", "float64"]
 
 SMOOTH_RELU = "log(1 + exp(beta*x))/beta"
@@ -81,31 +80,6 @@ def reference_partials(
             for index in indices:
                 out[index][k] = float(functions[taken][index](*args))
     return out
-
-
-def tf_partials(tf, fn, xs, order):
-    """{ordered index tuple: tensor} of all partials up to `order` by nested tapes."""
-    if order == 0:
-        return {(): fn(*xs)}
-    with tf.GradientTape(persistent=True) as tape:
-        tape.watch(xs)
-        lower = tf_partials(tf, fn, xs, order - 1)
-    result = dict(lower)
-    for index, value in lower.items():
-        if len(index) == order - 1:
-            grads = tape.gradient(value, xs, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-            for j, g in enumerate(grads):
-                result[index + (j,)] = g
-    return result
-
-
-def assert_close(got, expected, dtype_name, what):
-    got = np.asarray(got, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    assert got.shape == expected.shape, (what, got.shape, expected.shape)
-    assert np.all(np.isfinite(got)), (what, got)
-    bad = np.abs(got - expected) > RTOL[dtype_name] * np.abs(expected) + ATOL[dtype_name]
-    assert not bad.any(), f"{what} ({dtype_name}): got {got[bad]}, expected {expected[bad]}"
 
 
 def check_partials(tf, fn, variables, points, dtype_name, refs, order=2):

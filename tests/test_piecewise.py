@@ -33,11 +33,10 @@ import pytest
 import sympy as sp
 
 from generator.cli import main
+from partials import ATOL, RTOL, assert_close, tf_partials
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-RTOL = {"float32": 1e-5, "float64": 1e-12}
-ATOL = {"float32": 1e-6, "float64": 1e-13}
 DTYPES = ["float32", "float64"]
 HUGE = 2.0**100  # ~1.27e30, exact in float32
 
@@ -223,31 +222,6 @@ def reference_partials(case: Case, order: int | None = None) -> dict[tuple[int, 
             for index in indices:
                 out[index][i] = float(functions[taken][index](*args))
     return out
-
-
-def tf_partials(tf, fn, xs, order):
-    """{ordered index tuple: tensor} of all partials up to `order` by nested tapes."""
-    if order == 0:
-        return {(): fn(*xs)}
-    with tf.GradientTape(persistent=True) as tape:
-        tape.watch(xs)
-        lower = tf_partials(tf, fn, xs, order - 1)
-    result = dict(lower)
-    for index, value in lower.items():
-        if len(index) == order - 1:
-            grads = tape.gradient(value, xs, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-            for j, g in enumerate(grads):
-                result[index + (j,)] = g
-    return result
-
-
-def assert_close(got, expected, dtype_name, what):
-    got = np.asarray(got, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    assert got.shape == expected.shape, (what, got.shape, expected.shape)
-    assert np.all(np.isfinite(got)), (what, got)
-    bad = np.abs(got - expected) > RTOL[dtype_name] * np.abs(expected) + ATOL[dtype_name]
-    assert not bad.any(), f"{what} ({dtype_name}): got {got[bad]}, expected {expected[bad]}"
 
 
 def check_case(tf, load_module, case: Case, dtype_name: str, tape_order: int | None = None):
