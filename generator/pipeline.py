@@ -65,8 +65,8 @@ def generate(spec: Spec) -> str:
         raise GeneratorError(f"function name {name!r} would shadow the tensorflow import")
     if name in dir(builtins):
         raise GeneratorError(f"function name {name!r} would shadow a Python builtin; choose another --name")
-    if "tf" in variables:
-        raise GeneratorError("variable name 'tf' would shadow the tensorflow import; rename it")
+    if "tf" in variables or "tf" in (p.name for p in params):
+        raise GeneratorError("the name 'tf' would shadow the tensorflow import; rename it")
     if name in (p.name for p in params):
         raise GeneratorError(f"function name {name!r} is also a parameter; choose another --name")
     derivation = derive(expr, symbols, spec.order, params)

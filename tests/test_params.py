@@ -340,6 +340,8 @@ def run_main(capsys, argv):
         ([*EXPR_ARGS, "--param", "1beta=2"], ["'1beta'"]),
         (["beta*2", "--param", "beta=1"], ["no variable"]),
         ([SMOOTH_RELU, "--name", "beta", "--param", "beta=1"], ["'beta'", "parameter"]),
+        (["tf*x", "--param", "tf=1"], ["'tf'", "tensorflow"]),
+        (["e*x", "--param", "e=2"], ["'e'", "constant"]),
     ],
     ids=[
         "not_in_expression",
@@ -356,6 +358,8 @@ def run_main(capsys, argv):
         "bad_name",
         "only_parameters",
         "named_like_the_function",
+        "tf_shadows_tensorflow",
+        "constant_e",
     ],
 )
 def test_bad_parameters_exit_2_with_one_line_and_write_nothing(capsys, tmp_path, argv, words):
