@@ -41,7 +41,6 @@ class Derivation:
     rewrites: tuple[str, ...]
     order: int
     accuracy: tuple[str, ...]  # one line per order measured (parameters at their defaults)
-    params: tuple[sp.Symbol, ...] = ()  # not differentiated
     # The forms emitted for the last order where they differ from `partials`: where-branches
     # guarded for TF's own differentiation beyond the order (generator.guards).
     guarded: dict[Index, sp.Expr] = field(default_factory=dict)
@@ -139,7 +138,7 @@ def derive(
     # so the regimes' clip/away guards change no value there; without them the levels
     # share work (gelu_tanh' reuses the forward pass's sigmoid).
     partials = {i: e if len(i) == order else guards.unguarded(e) for i, e in partials.items()}
-    return Derivation(variables, expr, partials, tuple(fired), order, accuracy, tuple(defaults), guarded)
+    return Derivation(variables, expr, partials, tuple(fired), order, accuracy, guarded)
 
 
 def _check_defined(expr: sp.Expr, what: str) -> None:
