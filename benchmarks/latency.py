@@ -43,6 +43,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks._report import commit_note, shown_argv, table  # noqa: E402
 FUNCTIONS_TOML = REPO_ROOT / "tests" / "functions.toml"
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "latency.md"
 
@@ -218,29 +222,16 @@ def measure_profile(repeats: int, names: Sequence[str] | None) -> list[dict]:
 # --- report ---------------------------------------------------------------------------
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    return "\n".join([line(header), sep, *(line(r) for r in rows)])
-
-
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
 def environment_note() -> str:
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?", "?", "?")
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "generator", "templates"], cwd=REPO_ROOT, capture_output=True, text=True
-    ).stdout.strip()
     return (
         f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, "
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start; "
-        f"commit {commit or '?'}{' with uncommitted changes to generator/ or templates/' if dirty else ''}; "
+        f"{commit_note()}; "
         f"{time.strftime('%Y-%m-%d %H:%M')}."
     )
 
@@ -346,20 +337,6 @@ def report(cli: CliResult, profiles: list[dict], args: argparse.Namespace, env_n
     return "\n".join(parts)
 
 
-def shown_argv(argv: Sequence[str]) -> list[str]:
-    """The options to print in a report's "Produced by" line: all but --output and its path."""
-    shown: list[str] = []
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg == "--output":
-            skip = True
-        elif not arg.startswith("--output="):
-            shown.append(arg)
-    return shown
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -376,7 +353,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = [n.strip() for n in args.functions.split(",")] if args.functions else None
 
     if args.child:
-        sys.path.insert(0, str(REPO_ROOT))
         print(json.dumps(child_profile(names)))
         return 0
 

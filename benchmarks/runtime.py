@@ -72,6 +72,8 @@ RESULTS = REPO_ROOT / "benchmarks" / "results" / "runtime.md"
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks._report import commit_note, shown_argv, table  # noqa: E402
+
 MODES = ("forward", "first", "second")
 TARGET_BUILTIN = 1.05
 TARGET_NAIVE = 1.0
@@ -354,13 +356,6 @@ def op_costs(tf, jits: Sequence[bool], args) -> dict[bool, dict[str, list[float]
 # --- report -----------------------------------------------------------------------------
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    return "\n".join([line(header), sep, *(line(r) for r in rows)])
-
-
 def target_of(case: Case, label: str) -> float | None:
     kind = next(r.kind for r in case.references if r.label == label)
     return {"builtin": TARGET_BUILTIN, "naive": TARGET_NAIVE}.get(kind)
@@ -368,17 +363,11 @@ def target_of(case: Case, label: str) -> float | None:
 
 def environment_note(tf, args) -> str:
     load = os.getloadavg()
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "generator", "templates"], cwd=REPO_ROOT, capture_output=True, text=True
-    ).stdout.strip()
     return (
         f"TensorFlow {tf.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs "
         f"(TF intra-op threads: {args.threads}), load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start; "
         f"{args.size:,} float32 elements per input; {args.rounds} rounds x {args.calls} calls; "
-        f"commit {commit or '?'}{' with uncommitted changes to generator/ or templates/' if dirty else ''}; "
+        f"{commit_note()}; "
         f"{time.strftime('%Y-%m-%d %H:%M')}."
     )
 
@@ -502,20 +491,6 @@ def report(groups: list[Group], cases: dict[str, Case], ops: dict, args, env_not
             f"(max |generated - reference| / max(1, max |reference|); tolerance {AGREEMENT:g}).\n"
         )
     return "\n".join(parts)
-
-
-def shown_argv(argv: Sequence[str]) -> list[str]:
-    """The options to print in a report's "Produced by" line: all but --output and its path."""
-    shown: list[str] = []
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg == "--output":
-            skip = True
-        elif not arg.startswith("--output="):
-            shown.append(arg)
-    return shown
 
 
 def main(argv: Sequence[str] | None = None) -> int:
