@@ -239,17 +239,29 @@ def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
-def _one_plus_erf(node: sp.Expr) -> sp.Expr | None:
-    """1 + erf(u) = erfc(-u) and 1 - erf(u) = erfc(u)."""
-    if not isinstance(node, sp.Add) or 1 not in node.args:
+def _one_plus(
+    func: type, plus: Callable[[sp.Expr], sp.Expr], minus: Callable[[sp.Expr], sp.Expr]
+) -> Callable[[sp.Expr], sp.Expr | None]:
+    """The rule 1 + func(u) -> plus(u), 1 - func(u) -> minus(u), for a func that tends to -1 or 1."""
+
+    def rewrite(node: sp.Expr) -> sp.Expr | None:
+        if not isinstance(node, sp.Add) or 1 not in node.args:
+            return None
+        for term in node.args:
+            rest = [t for t in node.args if t is not term and t != 1]
+            if isinstance(term, func):
+                return sp.Add(*rest) + plus(term.args[0])
+            if isinstance(-term, func):
+                return sp.Add(*rest) + minus((-term).args[0])
         return None
-    for term in node.args:
-        rest = [t for t in node.args if t is not term and t != 1]
-        if isinstance(term, sp.erf):
-            return sp.Add(*rest) + erfc(-term.args[0])
-        if isinstance(-term, sp.erf):
-            return sp.Add(*rest) + erfc((-term).args[0])
-    return None
+
+    return rewrite
+
+
+# 1 + erf(u) = erfc(-u) and 1 - erf(u) = erfc(u).
+_one_plus_erf = _one_plus(sp.erf, lambda u: erfc(-u), erfc)
+# 1 + tanh(u) = 2*sigmoid(2u) and 1 - tanh(u) = 2*sigmoid(-2u): no cancellation as tanh(u) -> -1 or 1.
+_one_plus_tanh = _one_plus(sp.tanh, lambda u: 2 * sigmoid(2 * u), lambda u: 2 * sigmoid(-2 * u))
 
 
 def _balance_ratio(node: sp.Expr) -> sp.Expr | None:
@@ -268,19 +280,6 @@ def _balance_ratio(node: sp.Expr) -> sp.Expr | None:
                     * num.base ** (num.exp - k)
                     * den.base ** (den.exp + k)
                 )
-    return None
-
-
-def _one_plus_tanh(node: sp.Expr) -> sp.Expr | None:
-    """1 + tanh(u) = 2*sigmoid(2u) and 1 - tanh(u) = 2*sigmoid(-2u): no cancellation as tanh(u) -> -1 or 1."""
-    if not isinstance(node, sp.Add) or 1 not in node.args:
-        return None
-    for term in node.args:
-        rest = [t for t in node.args if t is not term and t != 1]
-        if isinstance(term, sp.tanh):
-            return sp.Add(*rest) + 2 * sigmoid(2 * term.args[0])
-        if isinstance(-term, sp.tanh):
-            return sp.Add(*rest) + 2 * sigmoid(-2 * (-term).args[0])
     return None
 
 
