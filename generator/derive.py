@@ -70,15 +70,15 @@ def derive(
     expr: sp.Expr,
     variables: tuple[sp.Symbol, ...],
     order: int,
-    params: dict[sp.Symbol, float] | None = None,
+    defaults: dict[sp.Symbol, sp.Expr] | None = None,
 ) -> Derivation:
     """Stabilise f and derive all partials of orders 1..order.
 
-    Parameters are symbols that are not differentiated. The judge measures
-    forms with the parameters at their default values; regimes, whose
-    thresholds would hold for those values only, are not used.
+    `defaults` maps the parameters, symbols that are not differentiated, to
+    their default values. The judge measures forms at those values; regimes,
+    whose thresholds would hold for those values only, are not used.
     """
-    defaults = {p: sp.Rational(repr(v)) for p, v in (params or {}).items()}
+    defaults = defaults or {}
     fired: list[str] = []
     rules_of: dict[sp.Expr, tuple[str, ...]] = {}
 

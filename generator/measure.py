@@ -45,7 +45,7 @@ import sympy as sp
 from mpmath.libmp import from_int, mpf_pos, round_ceiling, round_floor
 
 from generator.derive import Index, resolve_variables
-from generator.parse import parse
+from generator.parse import parameter_values, parse
 from generator.primitives import naive
 
 # --- formats and the metric ---------------------------------------------------
@@ -538,11 +538,6 @@ def _limit(forms: Sequence[Interval], args: Sequence[mpmath.mpf], fmt: Format) -
         if _converged(side, nearer, fmt):
             return nearer  # type: ignore[return-value]
     return None
-
-
-def parameter_values(params: Sequence[tuple[str, float]]) -> dict[sp.Symbol, sp.Expr]:
-    """Parameter symbols (as the parser makes them) -> their values, exactly."""
-    return {sp.Symbol(name, real=True): sp.Rational(repr(float(value))) for name, value in params}
 
 
 class Reference:

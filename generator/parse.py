@@ -26,7 +26,7 @@ import operator
 import re
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import mpmath
@@ -162,6 +162,11 @@ _CONDITION_ONLY = "comparisons and 'and'/'or'/'not' are only allowed in the cond
 CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "e": sp.E}
 
 _NOT_FINITE = (sp.nan, sp.zoo, sp.oo, -sp.oo)
+
+
+def parameter_values(params: Sequence[tuple[str, float]]) -> dict[sp.Symbol, sp.Expr]:
+    """Parameter symbols, made as the parser makes names, -> their values as exact rationals."""
+    return {sp.Symbol(name, real=True): sp.Rational(repr(float(value))) for name, value in params}
 
 
 def _fail(message: str, text: str, node: ast.AST | None = None) -> GeneratorError:

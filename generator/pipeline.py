@@ -12,7 +12,7 @@ import sympy as sp
 from generator.derive import derive, resolve_variables
 from generator.emit import build_model
 from generator.errors import GeneratorError
-from generator.parse import CONSTANTS, check_name, parse
+from generator.parse import CONSTANTS, check_name, parameter_values, parse
 from generator.render import format_source, render
 
 MAX_ORDER = 6
@@ -52,9 +52,10 @@ def generate(spec: Spec) -> str:
     if spec.variables is not None:
         for v in spec.variables:
             check_name(v)
-    params = _parameters(expr, spec)
+    _check_parameters(expr, spec)
+    defaults = parameter_values(spec.params)
     symbols = resolve_variables(
-        expr, list(spec.variables) if spec.variables is not None else None, exclude=tuple(params)
+        expr, list(spec.variables) if spec.variables is not None else None, exclude=tuple(defaults)
     )
     variables = tuple(s.name for s in symbols)
     name = spec.name if spec.name is not None else default_name(variables)
@@ -65,11 +66,12 @@ def generate(spec: Spec) -> str:
         raise GeneratorError(f"function name {name!r} would shadow the tensorflow import")
     if name in dir(builtins):
         raise GeneratorError(f"function name {name!r} would shadow a Python builtin; choose another --name")
-    if "tf" in variables or "tf" in (p.name for p in params):
+    params = [p for p, _ in spec.params]
+    if "tf" in variables or "tf" in params:
         raise GeneratorError("the name 'tf' would shadow the tensorflow import; rename it")
-    if name in (p.name for p in params):
+    if name in params:
         raise GeneratorError(f"function name {name!r} is also a parameter; choose another --name")
-    derivation = derive(expr, symbols, spec.order, params)
+    derivation = derive(expr, symbols, spec.order, defaults)
     model = build_model(
         derivation,
         name=name,
@@ -80,10 +82,10 @@ def generate(spec: Spec) -> str:
     return format_source(render(model))
 
 
-def _parameters(expr: sp.Expr, spec: Spec) -> dict[sp.Symbol, float]:
-    """The parameter symbols of `expr` with their default values, checked against the spec."""
-    free = {s.name: s for s in expr.free_symbols}
-    params: dict[sp.Symbol, float] = {}
+def _check_parameters(expr: sp.Expr, spec: Spec) -> None:
+    """Raise unless every parameter is a name of `expr` with a finite value, given once, not a variable."""
+    free = {s.name for s in expr.free_symbols}
+    seen: set[str] = set()
     for name, value in spec.params:
         check_name(name, "parameter")
         if not math.isfinite(value):
@@ -92,11 +94,10 @@ def _parameters(expr: sp.Expr, spec: Spec) -> dict[sp.Symbol, float]:
             raise GeneratorError(f"--param {name}: {name!r} is the constant {name} in expressions; rename the parameter")
         if name not in free:
             raise GeneratorError(f"--param {name}: {name!r} does not appear in the expression")
-        if free[name] in params:
+        if name in seen:
             raise GeneratorError(f"--param {name} is given twice")
         if spec.variables is not None and name in spec.variables:
             raise GeneratorError(f"{name!r} is both a parameter and a variable (--vars); it can only be one")
-        params[free[name]] = value
-    if not set(free.values()) - set(params):
+        seen.add(name)
+    if not free - seen:
         raise GeneratorError("the expression has no variable besides its parameters")
-    return params

@@ -166,7 +166,7 @@ def _variables(function: FunctionConfig) -> tuple[str, ...]:
     from generator.derive import resolve_variables
     from generator.parse import parse
 
-    from generator.measure import parameter_values
+    from generator.parse import parameter_values
 
     names = list(function.variables) if function.variables is not None else None
     params = tuple(parameter_values(function.params))
@@ -249,7 +249,7 @@ def _naive(
     expression: str, variables: tuple[str, ...], params: tuple[tuple[str, float], ...], tf: Any
 ) -> Callable[..., Any]:
     """The expression as written (parameters at their defaults), in tf ops, for TF's own autodiff."""
-    from generator.measure import parameter_values
+    from generator.parse import parameter_values
     from generator.parse import parse
     from generator.primitives import naive
     from generator.printer import TFPrinter
