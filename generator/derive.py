@@ -159,10 +159,7 @@ def _add_regimes(
         return regimes.add_regimes(form, truth, x, domain)
     cases = []
     notes: list[str] = []
-    earlier: list[sp.Basic] = []
-    for value, condition in form.args:
-        taken = sp.And(condition, *(sp.Not(c) for c in earlier))
-        earlier.append(condition)
+    for value, condition, taken, _ in guards.branches(form):
         if not value.is_number:
             value, found = regimes.add_regimes(value, value, x, sp.Piecewise((domain, taken), (sp.nan, True)))
             notes.extend(n for n in found if n not in notes)

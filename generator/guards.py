@@ -17,6 +17,7 @@ Hands on: the last level's forms, with guarded branches, for `emit`.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import numpy as np
 import sympy as sp
@@ -40,14 +41,21 @@ def guard_branches(expr: sp.Expr, defaults: dict[sp.Symbol, sp.Expr]) -> sp.Expr
     return expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: _guard(e, defaults))
 
 
-def _guard(piecewise: sp.Piecewise, defaults: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
-    cases = []
-    earlier: list[sp.Basic] = []
+def branches(piecewise: sp.Piecewise) -> Iterator[tuple[sp.Expr, sp.Basic, sp.Basic, tuple[sp.Basic, ...]]]:
+    """(value, condition, taken, earlier conditions) per branch; `taken` is where the branch is selected."""
+    earlier: tuple[sp.Basic, ...] = ()
     for value, condition in piecewise.args:
-        taken = sp.And(condition, *(sp.Not(c) for c in earlier))
-        cases.append((_guarded(value, taken, tuple(earlier), condition is sp.true, defaults), condition))
-        earlier.append(condition)
-    return sp.Piecewise(*cases)
+        yield value, condition, sp.And(condition, *(sp.Not(c) for c in earlier)), earlier
+        earlier += (condition,)
+
+
+def _guard(piecewise: sp.Piecewise, defaults: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
+    return sp.Piecewise(
+        *(
+            (_guarded(value, taken, earlier, condition is sp.true, defaults), condition)
+            for value, condition, taken, earlier in branches(piecewise)
+        )
+    )
 
 
 def _guarded(
