@@ -85,7 +85,7 @@ def derive(
     def stable(e: sp.Expr) -> sp.Expr:
         # The derivative of abs or sign at its kink is taken as 0 (a.e. derivative).
         e = e.replace(sp.DiracDelta, lambda *args: sp.Integer(0))
-        result, names = optimize(e, RULES)
+        result, names = optimize(e, RULES, params=defaults)
         rules_of.setdefault(result, names)
         return result
 

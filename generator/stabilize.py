@@ -12,7 +12,7 @@ Hands on: expressions over SymPy functions and the primitives in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import sympy as sp
@@ -435,19 +435,32 @@ def _complement_positive(expr: sp.Expr) -> sp.Expr | None:
 ECONOMIES: tuple[Callable[[sp.Expr], sp.Expr | None], ...] = (_complement_negative, _complement_positive)
 
 
-def economize(expr: sp.Expr) -> sp.Expr:
-    """`expr`, or the first cheaper variant from ECONOMIES that is as accurate in float32."""
+def economize(expr: sp.Expr, params: Mapping[sp.Symbol, sp.Expr] | None = None) -> sp.Expr:
+    """`expr`, or the first cheaper variant from ECONOMIES that is as accurate in float32.
+
+    Parameters (symbols that are not inputs) are measured at their values in `params`.
+    """
     from generator import judge
 
-    symbols = tuple(sorted(expr.free_symbols, key=lambda s: s.name))
+    params = params or {}
+    symbols = tuple(sorted(expr.free_symbols - set(params), key=lambda s: s.name))
     for economy in ECONOMIES:
         variant = economy(expr)
-        if variant is not None and variant != expr and judge.no_worse(variant, expr, symbols):
+        if (
+            variant is not None
+            and variant != expr
+            and judge.no_worse(variant.xreplace(params), expr.xreplace(params), symbols)
+        ):
             return variant
     return expr
 
 
-def optimize(expr: sp.Expr, rules: Sequence[Rule] = RULES, max_passes: int = 8) -> tuple[sp.Expr, tuple[str, ...]]:
+def optimize(
+    expr: sp.Expr,
+    rules: Sequence[Rule] = RULES,
+    max_passes: int = 8,
+    params: Mapping[sp.Symbol, sp.Expr] | None = None,
+) -> tuple[sp.Expr, tuple[str, ...]]:
     """Apply `rules` until nothing changes; return the result and the names of the rules that fired."""
     fired: list[str] = []
     for _ in range(max_passes):
@@ -460,4 +473,4 @@ def optimize(expr: sp.Expr, rules: Sequence[Rule] = RULES, max_passes: int = 8) 
                 expr = after
         if expr == before:
             break
-    return economize(expr), tuple(fired)
+    return economize(expr, params), tuple(fired)

@@ -134,6 +134,16 @@ BETAS = {
 }
 
 
+def test_forms_are_measured_at_the_default_not_with_the_parameter_as_an_input(tf, load_module):
+    # f'' = beta*sigmoid(beta*x)*sigmoid(-beta*x); judged with beta free, 1 - sigmoid(-beta*x) looked as
+    # good as sigmoid(beta*x), but at beta = 10, x = -5 it is 1 - 1 = 0 in float32 (true value 1.9e-21).
+    points = {"x": [-8.0, -5.0, -3.0]}
+    refs = reference_partials(SMOOTH_RELU, ("x",), points, {"beta": 10.0})
+    got = tf_partials(tf, smooth_relu(load_module), [tf.constant(points["x"], tf.float32)], 2)
+    # Relative: the values (1e-34 to 1e-12) are far below the absolute tolerance.
+    np.testing.assert_allclose(got[(0, 0)].numpy(), refs[(0, 0)], rtol=1e-5, atol=0)
+
+
 @pytest.mark.parametrize("dtype_name", DTYPES)
 @pytest.mark.parametrize("kind", list(BETAS))
 def test_values_and_derivatives(tf, load_module, kind, dtype_name):
