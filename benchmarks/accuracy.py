@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import sys
 import tempfile
 import time
@@ -32,18 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
-from sympy.printing.precedence import PRECEDENCE
-from sympy.printing.str import StrPrinter
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from generator import Spec, generate, measure  # noqa: E402
-from generator.derive import Index, resolve_variables  # noqa: E402
-from generator.parse import parse  # noqa: E402
-from generator.primitives import naive  # noqa: E402
+from generator.derive import Index  # noqa: E402
 
 SUITE = ROOT / "tests" / "functions.toml"
 OUTPUT = ROOT / "benchmarks" / "results" / "accuracy.md"
@@ -69,39 +63,6 @@ def builtins() -> dict[str, Callable[..., object]]:
         "tanh_exp": tf.math.tanh,
         "elu_negative": tf.math.expm1,
     }
-
-
-# --- the naive expression as TF code --------------------------------------------------
-
-
-class NaivePrinter(StrPrinter):
-    """Python for the naive expression, as one would write it by hand: 0.044715*x**3, not
-    8943*x**3/200000 (which overflows sooner)."""
-
-    def _print_Rational(self, expr: sp.Rational) -> str:
-        return repr(float(expr)) if expr.q != 1 else str(expr.p)
-
-    def _print_Mul(self, expr: sp.Mul) -> str:
-        coeff, rest = expr.as_coeff_Mul()
-        if coeff.is_Rational and coeff.q != 1 and rest != 1:
-            return f"{float(coeff)!r}*{self.parenthesize(rest, PRECEDENCE['Mul'])}"
-        return super()._print_Mul(expr)
-
-
-def naive_function(expr: str, variables: Sequence[str], dtype: str) -> Callable[..., object]:
-    """TF code for the naive expression (stable primitives replaced by their definitions)."""
-    import tensorflow as tf
-
-    def op(fn: Callable[..., object]) -> Callable[..., object]:
-        return lambda *args: fn(*(tf.convert_to_tensor(a, dtype) for a in args))
-
-    names = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan"]
-    names += ["asinh", "acosh", "atanh", "erf", "erfc", "sign"]
-    namespace: dict[str, object] = {name: op(getattr(tf.math, name)) for name in names}
-    namespace.update(Abs=op(tf.math.abs), pi=math.pi, E=math.e)
-    math_expr = naive(parse(expr))
-    symbols = resolve_variables(math_expr, list(variables))
-    return sp.lambdify(symbols, math_expr, modules=[namespace], printer=NaivePrinter())
 
 
 # --- references, cached ---------------------------------------------------------------
@@ -173,7 +134,7 @@ def run(cases: Sequence[measure.Case], formats: Sequence[measure.Format], points
             for case in cases:
                 started = time.perf_counter()
                 samples = reference_samples(case, fmt, points, cache)
-                functions = {"generated": generated[case.name], "naive": naive_function(case.expr, case.vars, fmt.name)}
+                functions = {"generated": generated[case.name], "naive": measure.naive_function(case.expr, case.vars, fmt.name)}
                 if case.name in table:
                     functions["builtin"] = table[case.name]
                 outcomes = {name: evaluate(fn, case, samples, fmt) for name, fn in functions.items()}

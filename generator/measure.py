@@ -43,6 +43,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 from mpmath.libmp import from_int, mpf_pos, round_ceiling, round_floor
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.str import StrPrinter
 
 from generator.derive import Index, resolve_variables
 from generator.parse import parameter_values, parse
@@ -776,6 +778,47 @@ def load_module(source: str, name: str, directory: Path) -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+class NaivePrinter(StrPrinter):
+    """Python for the naive expression, as one would write it by hand: 0.044715*x**3, not
+    8943*x**3/200000 (which overflows sooner)."""
+
+    def _print_Rational(self, expr: sp.Rational) -> str:
+        return repr(float(expr)) if expr.q != 1 else str(expr.p)
+
+    def _print_Mul(self, expr: sp.Mul) -> str:
+        coeff, rest = expr.as_coeff_Mul()
+        if coeff.is_Rational and coeff.q != 1 and rest != 1:
+            return f"{float(coeff)!r}*{self.parenthesize(rest, PRECEDENCE['Mul'])}"
+        return super()._print_Mul(expr)
+
+
+def naive_function(
+    expression: str, variables: Sequence[str], dtype: str, params: Sequence[tuple[str, float]] = ()
+) -> Callable[..., object]:
+    """The expression as written (stable primitives replaced by their definitions, parameters
+    at their values) in plain TF ops, for TF's own autodiff: what one would write by hand.
+    This imports TensorFlow."""
+    import tensorflow as tf
+
+    def op(fn: Callable[..., object]) -> Callable[..., object]:
+        return lambda *args: fn(*(tf.convert_to_tensor(a, dtype) for a in args))
+
+    def piecewise(*cases: tuple[object, object]) -> object:
+        result = tf.convert_to_tensor(cases[-1][0], dtype)
+        for value, condition in reversed(cases[:-1]):
+            result = tf.where(condition, tf.convert_to_tensor(value, dtype), result)
+        return result
+
+    names = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan"]
+    names += ["asinh", "acosh", "atanh", "erf", "erfc", "sign"]
+    namespace: dict[str, object] = {name: op(getattr(tf.math, name)) for name in names}
+    namespace.update(Abs=op(tf.math.abs), pi=math.pi, E=math.e, Piecewise=piecewise)
+    namespace.update(Eq=op(tf.math.equal), Ne=op(tf.math.not_equal), ITE=tf.where)
+    math_expr = naive(parse(expression)).xreplace(parameter_values(params))
+    symbols = resolve_variables(math_expr, list(variables))
+    return sp.lambdify(symbols, math_expr, modules=[namespace], printer=NaivePrinter())
 
 
 # --- scores and summaries -------------------------------------------------------------

@@ -137,7 +137,7 @@ def _section(
     variables = _variables(function)
     reference = measure.Reference(function.expr, variables, fmt=measure.FLOAT32, order=2, params=function.params)
     held = _held(reference, variables)
-    naive_fn = _naive(function.expr, variables, function.params, tf)
+    naive_fn = measure.naive_function(function.expr, variables, "float32", function.params)
     curve = _curve(reference, generated, naive_fn, held, tf, points)
     image = f"{function.name}.png"
     _plot(plt, function, variables, held, curve).savefig(out / image, dpi=80)
@@ -243,20 +243,6 @@ def _along_first(fn: Callable[..., Any], x: Any, rest: tuple[float, ...], tf: An
         first = inner.gradient(value, inputs, unconnected_gradients=zero)
     second = outer.gradient(first, inputs, unconnected_gradients=zero)
     return {label: np.asarray(t, dtype=np.float32) for label, t in zip(ORDERS, (value, first, second))}
-
-
-def _naive(
-    expression: str, variables: tuple[str, ...], params: tuple[tuple[str, float], ...], tf: Any
-) -> Callable[..., Any]:
-    """The expression as written (parameters at their defaults), in tf ops, for TF's own autodiff."""
-    from generator.parse import parameter_values
-    from generator.parse import parse
-    from generator.primitives import naive
-    from generator.printer import TFPrinter
-
-    code = TFPrinter(variables[0]).doprint(naive(parse(expression)).xreplace(parameter_values(params)))
-    # `code` is printer output from a parsed, whitelisted expression over `variables`.
-    return eval(f"lambda {', '.join(variables)}: {code}", {"tf": tf})  # noqa: S307
 
 
 def _plot(
