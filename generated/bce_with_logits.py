@@ -25,9 +25,9 @@ Stabilising rewrites applied:
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.05 bits, 100.0% of 130 points within 3 bits
-    order 1: max 1.6 bits, mean 0.04 bits, 100.0% of 260 points within 3 bits
-    order 2: max 2.0 bits, mean 0.11 bits, 100.0% of 420 points within 3 bits
+    f: max 1.0 bits, mean 0.07 bits, 100.0% of 133 points within 3 bits
+    order 1: max 2.0 bits, mean 0.03 bits, 100.0% of 266 points within 3 bits
+    order 2: max 2.0 bits, mean 0.10 bits, 100.0% of 426 points within 3 bits
 
 Usage:
 

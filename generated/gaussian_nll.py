@@ -26,9 +26,9 @@ Stabilising rewrites applied:
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
-    f: max 1.6 bits, mean 0.25 bits, 100.0% of 78 points within 3 bits
-    order 1: max 32.0 bits, mean 1.91 bits, 94.2% of 479 points within 3 bits
-    order 2: max 32.0 bits, mean 1.51 bits, 95.5% of 960 points within 3 bits
+    f: max 1.6 bits, mean 0.22 bits, 100.0% of 80 points within 3 bits
+    order 1: max 32.0 bits, mean 2.03 bits, 93.5% of 480 points within 3 bits
+    order 2: max 32.0 bits, mean 1.23 bits, 96.2% of 960 points within 3 bits
 
 Usage:
 

@@ -24,8 +24,8 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
     f: max 0.0 bits, mean 0.00 bits, 100.0% of 160 points within 3 bits
-    order 1: max 30.0 bits, mean 0.25 bits, 99.4% of 318 points within 3 bits
-    order 2: max 32.0 bits, mean 3.54 bits, 90.2% of 480 points within 3 bits
+    order 1: max 30.0 bits, mean 0.35 bits, 99.4% of 320 points within 3 bits
+    order 2: max 32.0 bits, mean 3.39 bits, 90.4% of 480 points within 3 bits
 
 Usage:
 

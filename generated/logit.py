@@ -16,8 +16,8 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
     f: max 0.0 bits, mean 0.00 bits, 100.0% of 29 points within 3 bits
-    order 1: max 1.6 bits, mean 0.13 bits, 100.0% of 128 points within 3 bits
-    order 2: max 2.0 bits, mean 0.35 bits, 100.0% of 129 points within 3 bits
+    order 1: max 1.6 bits, mean 0.12 bits, 100.0% of 138 points within 3 bits
+    order 2: max 2.0 bits, mean 0.37 bits, 100.0% of 139 points within 3 bits
 
 Usage:
 

@@ -21,9 +21,9 @@ Stabilising rewrites applied:
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
-    f: max 30.0 bits, mean 0.48 bits, 99.2% of 129 points within 3 bits
-    order 1: max 3.2 bits, mean 0.43 bits, 98.4% of 128 points within 3 bits
-    order 2: max 30.0 bits, mean 0.78 bits, 94.6% of 129 points within 3 bits
+    f: max 30.0 bits, mean 0.53 bits, 99.3% of 139 points within 3 bits
+    order 1: max 3.2 bits, mean 0.43 bits, 98.6% of 138 points within 3 bits
+    order 2: max 30.0 bits, mean 0.76 bits, 95.0% of 139 points within 3 bits
 
 Usage:
 

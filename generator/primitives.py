@@ -28,6 +28,7 @@ __all__ = [
     "softplus",
     "xlogy",
     "pick",
+    "mul_exp",
     "naive",
 ]
 
@@ -244,6 +245,20 @@ class pick(sp.Function):  # noqa: N801
         return sp.Integer(0)
 
 
+class mul_exp(sp.Function):  # noqa: N801
+    """c * exp(u), computed as (c * exp(u/2)) * exp(u/2).
+
+    Far out, exp(u) alone overflows or flushes to zero where the product is
+    still a normal number (x*exp(x) at x = -88, exp(x)/x at x = 90).
+    """
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        c, u = self.args
+        return mul_exp(sp.Integer(1), u) if argindex == 1 else self
+
+
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -259,6 +274,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         expm1: lambda x: sp.exp(x) - 1,
         log1p: lambda x: sp.log(1 + x),
         pick: lambda condition, a, b: sp.Piecewise((a, condition), (b, True)),
+        mul_exp: lambda c, u: c * sp.exp(u),
     }
     for func, definition in replacements.items():
         expr = expr.replace(func, definition)

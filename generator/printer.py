@@ -57,6 +57,7 @@ HELPERS: dict[type, str] = {
     prim.log1mexp: "_log1mexp",
     prim.hypot: "_hypot",
     prim.logcosh: "_logcosh",
+    prim.mul_exp: "_mul_exp",
 }
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, clip, naive, polyval
+from generator.primitives import away, clip, mul_exp, naive, pick, polyval
 
 SERIES_TERMS = 18
 # A size limit, not a clock, bounds SymPy's series: a wall-clock budget would
@@ -33,6 +33,9 @@ SERIES_THRESHOLDS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
 NEAR_ZERO = 0.1  # bad points this close to 0 call for a series
 FLOAT_MAX = sp.Float(3.4028234663852886e38, 17)
 FAR_OUT = 8.0
+MAX_TAIL_DIGITS = 1500
+TAIL_MAX_OPS = 150  # a size limit on the leading-term expansion, as SERIES_MAX_OPS
+_HYPERBOLIC = (sp.tanh, sp.cosh, sp.sinh, sp.coth, sp.sech, sp.csch)
 
 
 def add_regimes(
@@ -58,25 +61,40 @@ def add_regimes(
     result = expr
     if (bad & (np.abs(xs) < NEAR_ZERO)).any():
         result = _series_regime(result, truth, x) or result
-    limits = {}
+    sides: dict[int, tuple[sp.Expr, sp.Float]] = {}
+    score = judge.score(result, (x,), points, reference)
     for sign in (1, -1):
-        if (bad & (sign * xs > FAR_OUT)).any():
-            found = _asymptote(expr, truth, x, sign, xs, reference)
-            if found is not None:
-                limits[sign] = found
-    if limits:
-        hi = limits.get(1, (None, FLOAT_MAX))[1]
-        lo = limits.get(-1, (None, FLOAT_MAX))[1]
-        cases = [(value, x > bound if sign > 0 else x < -bound) for sign, (value, bound) in sorted(limits.items())]
-        result = sp.Piecewise(*cases, (result.xreplace({x: clip(x, -lo, hi)}), True))
+        if not (bad & (sign * xs > FAR_OUT)).any():
+            continue
+        # Per side, the option that measures best: the leading term of an exponential
+        # tail, or the constant limit.
+        for option in (_exp_tail(truth, x, sign, xs), _asymptote(expr, truth, x, sign, xs, reference)):
+            if option is None:
+                continue
+            trial = judge.score(_split(result, {**sides, sign: option}, x), (x,), points, reference)
+            if trial < score:
+                sides[sign], score = option, trial
+    if sides:
+        result = _split(result, sides, x)
     if result is expr:
         return expr, ()
     before = judge.score(expr, (x,), points, reference)
     after = judge.score(result, (x,), points, reference)
     if after >= before:
         return expr, ()
-    notes = (("series",) if result.has(polyval) else ()) + (("asymptote",) if limits else ())
+    notes = (("series",) if result.has(polyval) else ()) + (("asymptote",) if sides else ())
     return result, notes
+
+
+def _split(inner: sp.Expr, sides: dict[int, tuple[sp.Expr, sp.Float]], x: sp.Symbol) -> sp.Expr:
+    """`inner` between the thresholds, evaluated on clip(x) so it stays finite, and each
+    side's far-out form beyond its threshold."""
+    if not sides:
+        return inner
+    hi = sides.get(1, (None, FLOAT_MAX))[1]
+    lo = sides.get(-1, (None, FLOAT_MAX))[1]
+    cases = [(value, x > bound if sign > 0 else x < -bound) for sign, (value, bound) in sorted(sides.items())]
+    return sp.Piecewise(*cases, (inner.xreplace({x: clip(x, -lo, hi)}), True))
 
 
 def _asymptote(
@@ -104,6 +122,131 @@ def _asymptote(
     if not np.isfinite(judge.evaluate32(expr, (x,), np.array([[sign * threshold]]))).all():
         return None
     return limit, sp.Float(threshold, 17)
+
+
+def _exp_tail(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> tuple[sp.Expr, sp.Float] | None:
+    """(form, threshold) on one side: beyond the threshold, the leading term of `truth` in
+    its exponential, c(x)*exp(k*g(x)), equals it to double precision.
+
+    For a function of exp(g(x)) (after tanh, cosh, ... are written with exp), such
+    as x*sigmoid(x) = x*E/(1 + E) with E = exp(x): as E -> 0 it is x*E. The term
+    is emitted as mul_exp, which stays finite where exp alone over- or underflows
+    but the product does not (x*sigmoid(x) at x = -88: sigmoid flushes to 0, the
+    product is -5e-37), and evaluated on x bounded where the true value has long
+    left the float64 range, so that c(x) cannot meet an inf or 0 there.
+    """
+    found = _leading_exp_term(truth, x, sign)
+    if found is None:
+        return None
+    c, k, g = found
+    exact = judge._mp_function(truth, (x,))
+    approx = sp.lambdify(x, c * sp.exp(k * g), modules="mpmath")
+    mags = np.sort(np.abs(xs[(sign * xs >= 1) & np.isfinite(xs)]))
+    threshold = None
+    for i, m in enumerate(mags):
+        # The relative error of the leading term falls as |x| grows: check m and two beyond.
+        if all(_matches(exact, approx, g, x, sign * float(p)) for p in mags[i : i + 3]):
+            threshold = float(m)
+            break
+    if threshold is None:
+        return None
+    bound = FLOAT_MAX
+    if k != 0:
+        # Where |k*g|/2 > 800, both halves of exp are inf or 0 even in float64.
+        bound_value = threshold
+        while abs(float(k * g.subs(x, sign * bound_value))) < 1600:
+            bound_value *= 2
+            if bound_value > 1e30:
+                return None
+        bound = sp.Float(bound_value, 17)
+    t = sp.Float(threshold, 17)
+    bounded = pick(sign * x < bound, x, sign * bound) if k != 0 else x
+    guarded = clip(bounded, t, bound) if sign > 0 else clip(bounded, -bound, -t)
+    form = c if k == 0 else mul_exp(c, k * g)
+    return form.xreplace({x: guarded}), t
+
+
+def _leading_exp_term(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, sp.Rational, sp.Expr] | None:
+    """(c, k, g) with truth ~ c(x)*exp(k*g(x)) as x -> sign*inf, g -> -inf; None unless
+    truth is a function of x and of one exponential exp(g0(x)) (with rational powers)."""
+    e = naive(truth)
+    if sp.count_ops(e) > TAIL_MAX_OPS or _has_opaque_constants(e):
+        return None
+    if e.has(*_HYPERBOLIC):
+        e = e.rewrite(list(_HYPERBOLIC), sp.exp)
+    exps = sorted((a for a in e.atoms(sp.exp) if a.has(x)), key=sp.default_sort_key)
+    if not exps:
+        return None
+    g0 = exps[0].args[0]
+    powers = {a: sp.cancel(a.args[0] / g0) for a in exps}
+    if not all(r.is_Rational for r in powers.values()):
+        return None
+    big = sp.Dummy("E", positive=True)
+    body = e.xreplace({a: big**r for a, r in powers.items()})
+    if any(a.has(x) for a in body.atoms(sp.exp)):
+        return None
+    try:
+        far = float(g0.subs(x, sign * 10**6))
+    except (TypeError, ValueError):
+        return None
+    if not far or not np.isfinite(far):
+        return None
+    # small = exp(g) -> 0 on this side.
+    g = -g0 if far > 0 else g0
+    small = sp.Dummy("F", positive=True)
+    body = body.xreplace({big: 1 / small if far > 0 else small})
+    found = _rational_leading_term(body, small)
+    if found is None:
+        if sp.count_ops(body) > SERIES_MAX_OPS:
+            return None
+        try:
+            found = body.as_leading_term(small).as_coeff_exponent(small)
+        except (NotImplementedError, ValueError, TypeError, ArithmeticError, sp.PoleError, RecursionError):
+            return None
+    c, k = found
+    c = c.xreplace({sp.log(small): g})
+    if c.has(small) or not k.is_Rational or c == 0 or c.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return None
+    return c, k, g
+
+
+def _rational_leading_term(body: sp.Expr, small: sp.Symbol) -> tuple[sp.Expr, sp.Rational] | None:
+    """(c, k) with body ~ c*small**k as small -> 0, when body is a ratio of polynomials in
+    small: the lowest-degree terms of numerator and denominator. Much cheaper than
+    SymPy's series, which took seconds on the derivatives of gelu_tanh."""
+    num, den = sp.fraction(sp.together(body))
+    try:
+        low = [min(sp.Poly(part, small).terms()) for part in (num, den)]
+    except (sp.PolynomialError, sp.GeneratorsNeeded, ValueError):
+        return None
+    (kn,), cn = low[0]
+    (kd,), cd = low[1]
+    return sp.cancel(cn / cd), sp.Integer(kn - kd)
+
+
+def _matches(exact: object, approx: object, g: sp.Expr, x: sp.Symbol, point: float) -> bool:
+    """Whether approx(point) equals exact(point) to 2**-54, relative, computed at a
+    precision that resolves the exponentials at that point."""
+    try:
+        digits = 40 + int(2 * abs(float(g.subs(x, point))))
+    except (TypeError, ValueError, OverflowError):
+        return False
+    if digits > MAX_TAIL_DIGITS:
+        return False
+    arg = mpmath.mpf(point)
+    try:
+        with mpmath.workdps(digits):
+            low = exact(arg)
+        with mpmath.workdps(2 * digits):
+            true = exact(arg)
+            value = approx(arg)
+            if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in (low, true, value)):
+                return False
+            if true == 0 or abs(low - true) > abs(true) * mpmath.mpf(2) ** -60:
+                return False
+            return bool(abs(value - true) <= abs(true) * mpmath.mpf(2) ** -54)
+    except (ArithmeticError, ValueError, TypeError, MemoryError):
+        return False
 
 
 def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:

@@ -72,5 +72,5 @@ def test_regime_primitives_differentiate() -> None:
 
 def test_grid_is_sorted_and_unique() -> None:
     grid = judge.grid()
-    assert len(grid) == 129
+    assert len(grid) == len(np.unique(grid)) > 100
     assert (np.diff(grid) > 0).all()
