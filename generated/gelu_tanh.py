@@ -6,8 +6,8 @@
 Forms computed (after stabilisation):
 
     f(x) = x*sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi))
-    f'(x) = where(x < -20.0, 0, where(x > 10.0, 1.0, 2*x*sqrt(2)*(1 - sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi)))*(1 + 26829*x**2/200000)*sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi))/sqrt(pi) + sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi))))
-    f''(x) = where(x > 20.0 or x < -20.0, 0, 26829*sqrt(2)*(clip(x, -20.0, 20.0)/cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi)))**2/(200000*sqrt(pi)) + sqrt(2)*(1 + 26829*clip(x, -20.0, 20.0)**2/200000)/(sqrt(pi)*cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi))**2) - 2*clip(x, -20.0, 20.0)*((1 + 26829*clip(x, -20.0, 20.0)**2/200000)/cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi)))**2*tanh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi))/pi)
+    f'(x) = where(x <= -20.0, 0, where(x >= 10.0, 1.0, 2*x*sqrt(2)*(1 - sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi)))*(1 + 26829*x**2/200000)*sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi))/sqrt(pi) + sigmoid(2*sqrt(2)*(x + 8943*x**3/200000)/sqrt(pi))))
+    f''(x) = where(x >= 20.0 or x <= -20.0, 0, 26829*sqrt(2)*(clip(x, -20.0, 20.0)/cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi)))**2/(200000*sqrt(pi)) + sqrt(2)*(1 + 26829*clip(x, -20.0, 20.0)**2/200000)/(sqrt(pi)*cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi))**2) - 2*clip(x, -20.0, 20.0)*((1 + 26829*clip(x, -20.0, 20.0)**2/200000)/cosh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi)))**2*tanh(sqrt(2)*(8943*clip(x, -20.0, 20.0)**3/200000 + clip(x, -20.0, 20.0))/sqrt(pi))/pi)
 
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
@@ -73,12 +73,12 @@ def _gelu_tanh(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            t2 = x < -20.0
+            t2 = x <= -20.0
             d_x = tf.where(
                 t2,
                 tf.zeros_like(x),
                 tf.where(
-                    x > 10.0,
+                    x >= 10.0,
                     tf.ones_like(x),
                     sigmoid
                     + 1.5957691216057308
@@ -92,14 +92,13 @@ def _gelu_tanh(x):
                 t3 = tf.clip_by_value(x, -20.0, 20.0)
                 t4 = 0.7978845608028654 * (t3 + 0.044715 * (tf.math.square(t3) * t3))
                 cosh_t4 = 0.5 * (tf.math.exp(t4) + tf.math.exp(-t4))
-                inv_cosh_t4 = 1.0 / cosh_t4
                 t5 = 1.0 + 0.134145 * tf.math.square(t3)
                 d_x_x = tf.where(
-                    tf.math.logical_or(t2, x > 20.0),
+                    tf.math.logical_or(t2, x >= 20.0),
                     tf.zeros_like(x),
-                    0.10703222440890037 * tf.math.square(inv_cosh_t4 * t3)
+                    0.10703222440890037 * tf.math.square(t3 / cosh_t4)
                     + 0.7978845608028654 * t5 / tf.math.square(cosh_t4)
-                    - 0.6366197723675814 * t3 * tf.math.square(inv_cosh_t4 * t5) * tf.math.tanh(t4),
+                    - 0.6366197723675814 * t3 * tf.math.square(t5 / cosh_t4) * tf.math.tanh(t4),
                 )
                 return dd_x * d_x_x
 

@@ -69,11 +69,11 @@ def _log1mexp_(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            inv_expm1_x = 1.0 / tf.math.expm1(x)
-            d_x = inv_expm1_x
+            expm1_x = tf.math.expm1(x)
+            d_x = 1.0 / expm1_x
 
             def second_order_gradient(dd_x):
-                d_x_x = inv_expm1_x / tf.math.expm1(-x)
+                d_x_x = 1.0 / (expm1_x * tf.math.expm1(-x))
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

@@ -65,13 +65,11 @@ def _logit(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            inv_x = 1.0 / x
-            inv_x_minus_1 = 1.0 / x_minus_1
-            t1 = inv_x * inv_x_minus_1
+            t1 = 1.0 / (x * x_minus_1)
             d_x = -t1
 
             def second_order_gradient(dd_x):
-                d_x_x = t1 * (inv_x + inv_x_minus_1)
+                d_x_x = t1 * (1.0 / x + 1.0 / x_minus_1)
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

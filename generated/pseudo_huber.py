@@ -5,7 +5,7 @@
 
 Forms computed (after stabilisation):
 
-    f(x) = x*(x/(1 + hypot(1, x)))**1
+    f(x) = x*(x/(1 + hypot(1, x)))
     f'(x) = x/hypot(1, x)
     f''(x) = 1/(x**2*hypot(1, x) + hypot(1, x))
 

@@ -283,7 +283,8 @@ class MathPrinter(StrPrinter):
     def _print_Function(self, expr: sp.Function) -> str:
         if isinstance(expr, prim.ipow):
             base, k = expr.args
-            return f"({self._print(base)})**{k}"
+            # k = 1: a quotient divided step by step, (a/b)/b; the parentheses show the order.
+            return f"({self._print(base)})" if k == 1 else f"({self._print(base)})**{k}"
         return super()._print_Function(expr)
 
     def _print_Abs(self, expr: sp.Expr) -> str:

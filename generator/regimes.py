@@ -93,7 +93,7 @@ def _split(inner: sp.Expr, sides: dict[int, tuple[sp.Expr, sp.Float]], x: sp.Sym
         return inner
     hi = sides.get(1, (None, FLOAT_MAX))[1]
     lo = sides.get(-1, (None, FLOAT_MAX))[1]
-    cases = [(value, x > bound if sign > 0 else x < -bound) for sign, (value, bound) in sorted(sides.items())]
+    cases = [(value, x >= bound if sign > 0 else x <= -bound) for sign, (value, bound) in sorted(sides.items())]
     return sp.Piecewise(*cases, (inner.xreplace({x: clip(x, -lo, hi)}), True))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, clip, polyval, sigmoid, softplus
+from generator.primitives import away, clip, naive, polyval, sigmoid, softplus
 from generator.printer import TFPrinter
 from generator.stabilize import RULES, economize, optimize
 
@@ -74,3 +74,27 @@ def test_grid_is_sorted_and_unique() -> None:
     grid = judge.grid()
     assert len(grid) == len(np.unique(grid)) > 100
     assert (np.diff(grid) > 0).all()
+
+
+def test_divide_stepwise_keeps_the_quotient_finite() -> None:
+    from generator.stabilize import divide_stepwise
+
+    m, s = sp.symbols("m s", real=True)
+    form = (x - m) / s**2
+    stepwise = divide_stepwise(form)
+    assert sp.simplify(naive(stepwise) - form) == 0
+    # x = m, s = 1e-36: s**2 flushes to 0 and (x - m)/s**2 is 0/0; step by step it is 0.
+    points = np.array([[1.4e-36, 2.0], [1.4e-36, 1.0], [1.4e-36, 0.5]])
+    values = judge.evaluate32(stepwise, (x, m, s), points)
+    assert values[0] == 0 and np.isnan(judge.evaluate32(form, (x, m, s), points)[0])
+    assert values[1] == np.float32(4.0)
+    # Higher powers are divided one step at a time: a/s**3 = ((a/s)/s)/s.
+    cubed = divide_stepwise((x - m) / s**3)
+    assert all(p.exp == -1 for p in cubed.atoms(sp.Pow)), cubed
+
+
+def test_reference_at_a_removable_singularity_of_high_order() -> None:
+    # sinc'' sums terms of size 1/x**3 to -1/3 at 0; the reference is the limit.
+    f2 = sp.diff(sp.sin(x) / x, x, 2)
+    value = judge.reference(f2, (x,), np.array([[0.0]]))[0]
+    assert abs(value - (-1 / 3)) < 1e-9
