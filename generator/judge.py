@@ -49,6 +49,15 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
 
+def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # As the printed helper: both scaled by the larger magnitude; 0 at a = b = 0.
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    big = np.maximum(np.abs(a), np.abs(b))
+    safe = np.where(big > 0, big, np.ones_like(big))
+    ratio = (a / safe) / np.sqrt(np.square(a / safe) + np.square(b / safe))
+    return np.where(big > 0, ratio, np.zeros_like(ratio))
+
+
 def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     # As the printed helper: exp(u/2) twice, so a representable product never passes through exp(u).
     half = _flushed(np.exp)(np.asarray(u) * 0.5)
@@ -88,6 +97,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "log1mexp": _log1mexp,
     "xlogy": _xlogy,
     "hypot": np.hypot,
+    "hypot_ratio": _hypot_ratio,
     "logcosh": _logcosh,
     "log1p": np.log1p,
     # As the printer emits them (printer.EXP_FORMS): from exp, not np.cosh/np.sinh.
@@ -348,6 +358,7 @@ OP_COST: dict[str, float] = {
     "log1mexp": 5.0,
     "logcosh": 6.0,
     "hypot": 4.0,
+    "hypot_ratio": 5.0,
     "xlogy": 2.0,
     "clip": 1.0,
     "away": 2.0,

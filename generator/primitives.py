@@ -16,6 +16,7 @@ __all__ = [
     "erfc",
     "expm1",
     "hypot",
+    "hypot_ratio",
     "ipow",
     "clip",
     "away",
@@ -116,8 +117,16 @@ class hypot(sp.Function):  # noqa: N801
 
     nargs = 2
 
+    @classmethod
+    def eval(cls, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
+        # Symmetric: one order of the arguments, so that hypot(x, y) and hypot(y, x) are shared.
+        if sp.default_sort_key(b) < sp.default_sort_key(a):
+            return cls(b, a)
+        return None
+
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return self.args[argindex - 1] / self
+        a, b = self.args
+        return hypot_ratio(a, b) if argindex == 1 else hypot_ratio(b, a)
 
     def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
         return sp.sqrt(a**2 + b**2)
@@ -126,6 +135,29 @@ class hypot(sp.Function):  # noqa: N801
         return True if all(arg.is_extended_real for arg in self.args) else None
 
     def _eval_is_nonnegative(self) -> bool | None:
+        return True if all(arg.is_extended_real for arg in self.args) else None
+
+
+class hypot_ratio(sp.Function):  # noqa: N801
+    """a / sqrt(a**2 + b**2), hypot's slope, with both scaled by the larger magnitude:
+    a / hypot(a, b) is -0 for a = b = -3e38 (hypot overflows), the true value -0.707."""
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
+        if b.is_zero and a.is_extended_real:
+            return sp.sign(a)
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        # d/da a/h = b**2/h**3 = (b/h)**2/h and d/db a/h = -a*b/h**3 = -(a/h)*(b/h)/h.
+        a, b = self.args
+        if argindex == 1:
+            return hypot_ratio(b, a) ** 2 / hypot(a, b)
+        return -hypot_ratio(a, b) * hypot_ratio(b, a) / hypot(a, b)
+
+    def _eval_is_extended_real(self) -> bool | None:
         return True if all(arg.is_extended_real for arg in self.args) else None
 
 
@@ -268,6 +300,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         log1mexp: lambda x: sp.log(1 - sp.exp(-x)),
         xlogy: lambda a, b: a * sp.log(b),
         hypot: lambda a, b: sp.sqrt(a**2 + b**2),
+        hypot_ratio: lambda a, b: a / sp.sqrt(a**2 + b**2),
         logcosh: lambda x: sp.log(sp.cosh(x)),
         erfc: lambda x: 1 - sp.erf(x),
         ipow: lambda base, k: base**k,

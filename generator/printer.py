@@ -56,6 +56,7 @@ HELPERS: dict[type, str] = {
     prim.logaddexp: "_logaddexp",
     prim.log1mexp: "_log1mexp",
     prim.hypot: "_hypot",
+    prim.hypot_ratio: "_hypot_ratio",
     prim.logcosh: "_logcosh",
     prim.mul_exp: "_mul_exp",
 }

@@ -1,0 +1,80 @@
+"""Derivatives that are finite where an intermediate of the textbook form is not, through the CLI's
+module and nested tapes, in float32, against mpmath.
+
+- hypot's slope x/hypot(x, y) at x = y = -3e38: hypot overflows, the slope is -0.707
+  (generator.primitives.hypot_ratio scales first).
+- Gaussian NLL's (x - m)/s**2 at x = m, s = 1e-36: s**2 flushes to 0, the value is 0
+  (the judge's stepwise quotient, stabilize.divide_stepwise).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from generator.cli import main
+from partials import tf_partials
+
+TOL = 4e-7  # a few float32 ulps, relative
+
+
+def _module(tmp_path, expression: str, variables: str, name: str):
+    path = tmp_path / f"{name}.py"
+    assert main([expression, "--vars", variables, "--name", name, "--order", "2", "-o", str(path)]) == 0
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def _check(fn, truth: sp.Expr, symbols: list[sp.Symbol], points: list[tuple[float, ...]]) -> None:
+    import tensorflow as tf
+
+    columns = [tf.constant([p[i] for p in points], dtype=tf.float32) for i in range(len(symbols))]
+    got = tf_partials(tf, fn, columns, 2)
+    tiny = float(np.finfo(np.float32).tiny)
+    for index, values in got.items():
+        expr = truth
+        for i in index:
+            expr = sp.diff(expr, symbols[i])
+        values = values.numpy().astype(np.float64)
+        for point, value in zip(points, values):
+            with mpmath.workdps(60):
+                true = float(expr.subs(dict(zip(symbols, (sp.Float(c, 60) for c in point)))).evalf(60))
+            true = 0.0 if abs(true) < tiny else true
+            if abs(true) > float(np.finfo(np.float32).max):
+                assert value == np.copysign(np.inf, true), (index, point, value, true)  # overflow is right
+                continue
+            assert np.isfinite(value), (index, point, value, true)
+            assert abs(value - true) <= TOL * abs(true), (index, point, value, true)
+
+
+def test_hypot_slopes_where_hypot_overflows(tmp_path) -> None:
+    x, y = sp.symbols("x y", real=True)
+    fn = _module(tmp_path, "sqrt(x**2 + y**2)", "x,y", "norm")
+    big = 3.0e38
+    points = [(-big, -big), (big, -big), (big, 1.0), (2.5e38, 1.5e38), (3.0, 4.0)]
+    # f itself overflows at the first points (4.2e38): only the partials are checked there.
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        xs = [tf.constant([p[0] for p in points], tf.float32), tf.constant([p[1] for p in points], tf.float32)]
+        tape.watch(xs)
+        value = fn(*xs)
+    assert np.isposinf(value.numpy()[:2]).all()
+    slopes = [g.numpy() for g in tape.gradient(value, xs)]
+    assert np.allclose(slopes[0][:2], [-0.70710677, 0.70710677], rtol=TOL)
+    finite = [p for p in points if np.hypot(*p) < 3.4e38]
+    _check(fn, sp.sqrt(x**2 + y**2), [x, y], finite)
+
+
+@pytest.mark.parametrize("x_m_s", list(itertools.product([1.4e-36], [1.4e-36, 0.0], [1.4e-36, 1e-30])))
+def test_gaussian_nll_with_a_tiny_scale(tmp_path, x_m_s) -> None:
+    x, m, s = sp.symbols("x m s", real=True)
+    fn = _module(tmp_path, "log(s) + (x - m)**2/(2*s**2)", "x,m,s", "nll")
+    _check(fn, sp.log(s) + (x - m) ** 2 / (2 * s**2), [x, m, s], [x_m_s])
