@@ -304,7 +304,8 @@ def _sigmoid_difference(node: sp.Expr) -> sp.Expr | None:
         return None
     terms = list(node.args)
     for i, term in enumerate(terms):
-        coeff, factor = term.as_coeff_Mul()
+        # c may be any factor without a sigmoid in it (a number or a symbol: t*s(x) - t*s(-x)).
+        coeff, factor = term.as_independent(sigmoid, as_Add=False)
         if not isinstance(factor, sigmoid):
             continue
         u = factor.args[0]

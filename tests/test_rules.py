@@ -162,10 +162,6 @@ CASES: tuple[Case, ...] = (
         t * sp.tanh(x / 2),
         {t: (3.0,), x: (1e-8,)},
         label="symbol",
-        broken=(
-            "the docstring's c*sigmoid(u) - c*sigmoid(-u) with c a symbol is left alone (as_coeff_Mul takes "
-            "only a numeric c): at t = 3, x = 1e-8 it is 0 in float32, truth 1.5e-8, 29.7 bits"
-        ),
     ),
     # tanh(10) rounds to 1: 1 - tanh**2 = 0; the truth is 8.2e-9.
     Case("sech_squared", 1 - sp.tanh(x) ** 2, sp.cosh(x) ** -2, {x: (10.0, -10.0)}),
