@@ -24,12 +24,12 @@ import sympy as sp
 from generator import judge
 from generator.primitives import away, clip, mul_exp, naive, pick, polyval
 
-SERIES_TERMS = 18
+SERIES_TERMS = 26
 # A size limit, not a clock, bounds SymPy's series: a wall-clock budget would
 # make the output depend on the machine's speed.
 SERIES_MAX_OPS = 40
 LIMIT_PROBES = (12, 16, 20, 25)  # evaluate at sign * 10**k, below the judge's saturation
-SERIES_THRESHOLDS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
+SERIES_THRESHOLDS = (2.0, 1.5, 1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
 NEAR_ZERO = 0.1  # bad points this close to 0 call for a series
 FLOAT_MAX = sp.Float(3.4028234663852886e38, 17)
 FAR_OUT = 8.0
