@@ -20,9 +20,9 @@ Stabilising rewrites applied:
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.05 bits, 100.0% of 129 points within 3 bits
-    order 1: max 32.0 bits, mean 6.21 bits, 81.2% of 128 points within 3 bits
-    order 2: max 32.0 bits, mean 6.34 bits, 76.6% of 128 points within 3 bits
+    f: max 1.0 bits, mean 0.04 bits, 100.0% of 129 points within 3 bits
+    order 1: max 32.0 bits, mean 6.19 bits, 81.2% of 128 points within 3 bits
+    order 2: max 32.0 bits, mean 6.32 bits, 77.3% of 128 points within 3 bits
 
 Usage:
 

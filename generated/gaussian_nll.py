@@ -28,7 +28,7 @@ over the whole float range; the forms evaluated with NumPy stand-ins for the TF 
 
     f: max 1.6 bits, mean 0.25 bits, 100.0% of 78 points within 3 bits
     order 1: max 32.0 bits, mean 1.91 bits, 94.2% of 479 points within 3 bits
-    order 2: max 32.0 bits, mean 1.51 bits, 95.5% of 960 points within 3 bits
+    order 2: max 32.0 bits, mean 1.47 bits, 95.5% of 960 points within 3 bits
 
 Usage:
 

@@ -22,7 +22,7 @@ over the whole float range; the forms evaluated with NumPy stand-ins for the TF 
 
     f: max 2.0 bits, mean 0.15 bits, 100.0% of 64 points within 3 bits
     order 1: max 1.0 bits, mean 0.09 bits, 100.0% of 128 points within 3 bits
-    order 2: max 1.0 bits, mean 0.20 bits, 100.0% of 129 points within 3 bits
+    order 2: max 1.0 bits, mean 0.17 bits, 100.0% of 129 points within 3 bits
 
 Usage:
 

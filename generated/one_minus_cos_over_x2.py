@@ -23,7 +23,7 @@ over the whole float range; the forms evaluated with NumPy stand-ins for the TF 
 
     f: max 30.0 bits, mean 0.48 bits, 99.2% of 129 points within 3 bits
     order 1: max 3.2 bits, mean 0.43 bits, 98.4% of 128 points within 3 bits
-    order 2: max 30.0 bits, mean 0.78 bits, 94.6% of 129 points within 3 bits
+    order 2: max 30.0 bits, mean 0.76 bits, 94.6% of 129 points within 3 bits
 
 Usage:
 
