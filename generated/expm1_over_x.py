@@ -127,7 +127,7 @@ def _expm1_over_x(x):
             )
 
             def second_order_gradient(dd_x):
-                t2 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
+                t2 = tf.where(tf.math.abs(x) < 0.5, tf.constant(0.5, x.dtype), x)
                 inv_t2 = 1.0 / t2
                 exp_t2 = tf.math.exp(t2)
                 d_x_x = tf.where(

@@ -86,7 +86,7 @@ def _mish(x):
                 inv_cosh_softplus_t1 = 1.0 / cosh_softplus_t1
                 d_x_x = tf.where(
                     tf.math.logical_or(x > 80.0, x < -100.0),
-                    tf.zeros_like(x),
+                    tf.constant(0.0, x.dtype),
                     2.0 * t2
                     + t1 * t2 * (1.0 - sigmoid_t1)
                     - 2.0

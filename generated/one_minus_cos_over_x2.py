@@ -113,7 +113,7 @@ def _one_minus_cos_over_x2(x):
             )
 
             def second_order_gradient(dd_x):
-                t4 = tf.where(tf.math.abs(x) < 1.0, tf.ones_like(x) * 1.0, x)
+                t4 = tf.where(tf.math.abs(x) < 1.0, tf.constant(1.0, x.dtype), x)
                 t5 = 1.0 / tf.math.square(t4)
                 t6 = 0.5 * t4
                 cos_t6 = tf.math.cos(t6)

@@ -111,7 +111,7 @@ def _sinc(x):
             )
 
             def second_order_gradient(dd_x):
-                t3 = tf.where(tf.math.abs(x) < 0.5, tf.ones_like(x) * 0.5, x)
+                t3 = tf.where(tf.math.abs(x) < 0.5, tf.constant(0.5, x.dtype), x)
                 t4 = 1.0 / tf.math.square(t3)
                 cos_t3 = tf.math.cos(t3)
                 sin_t3 = tf.math.sin(t3)
