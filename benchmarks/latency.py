@@ -57,8 +57,16 @@ TARGET_SUITE_SLOWEST_S = 3.0
 
 
 def child_env() -> dict[str, str]:
-    """The environment of every child: the checkout importable, TensorFlow's C++ log quiet."""
+    """The environment of every child: the checkout importable, TensorFlow's C++ log quiet,
+    bytecode cached.
+
+    The anchor's packages were byte-compiled by pip at install, as an installed generator
+    is; a checkout's modules get their __pycache__ on the untimed warm-up run, unless
+    PYTHONDONTWRITEBYTECODE (set in some sandboxes) forbids it and every timed run compiles
+    the generator's modules again (about 60 ms on the machine of benchmarks/results/).
+    """
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     return env

@@ -66,6 +66,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# The memory statistics need TF's BFC allocator on the CPU; without it (the default of
+# some TF 2.21 builds) reset_memory_stats("CPU:0") raises ValueError.
+os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "runtime.md"

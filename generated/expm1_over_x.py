@@ -66,7 +66,7 @@ def expm1_over_x(x):
 
 @tf.custom_gradient
 def _expm1_over_x(x):
-    safe_x = tf.where(x < 2560.0, x, 2560.0 * tf.ones_like(x))
+    safe_x = tf.where(x < 2560.0, x, tf.constant(2560.0, x.dtype))
     t1 = x >= 40.0
     t2 = tf.math.abs(x) < 2.0
     expm1_x = tf.math.expm1(x)
@@ -155,12 +155,12 @@ def _expm1_over_x(x):
 
             def second_order_gradient(dd_x):
                 t3 = tf.clip_by_value(
-                    tf.where(x < 2033.797119140625, x, 2033.797119140625 * tf.ones_like(x)),
+                    tf.where(x < 2033.797119140625, x, tf.constant(2033.797119140625, x.dtype)),
                     31.778079986572266,
                     2033.797119140625,
                 )
                 t4 = tf.clip_by_value(x, -3.4028234663852886e38, 31.778079986572266)
-                t5 = tf.where(tf.math.abs(t4) < 2.0, tf.ones_like(t4) * 2.0, t4)
+                t5 = tf.where(tf.math.abs(t4) < 2.0, tf.constant(2.0, x.dtype), t4)
                 exp_t5 = tf.math.exp(t5)
                 t6 = 2.0 * 1.0 / t5
                 d_x_x = tf.where(

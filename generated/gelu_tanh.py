@@ -76,10 +76,10 @@ def _gelu_tanh(x):
             t2 = x <= -20.0
             d_x = tf.where(
                 t2,
-                tf.zeros_like(x),
+                tf.constant(0.0, x.dtype),
                 tf.where(
                     x >= 10.0,
-                    tf.ones_like(x),
+                    tf.constant(1.0, x.dtype),
                     sigmoid
                     + 1.5957691216057308
                     * t1
@@ -95,7 +95,7 @@ def _gelu_tanh(x):
                 t5 = 1.0 + 0.134145 * tf.math.square(t3)
                 d_x_x = tf.where(
                     tf.math.logical_or(t2, x >= 20.0),
-                    tf.zeros_like(x),
+                    tf.constant(0.0, x.dtype),
                     0.10703222440890037 * tf.math.square(t3 / cosh_t4)
                     + 0.7978845608028654 * t5 / tf.math.square(cosh_t4)
                     - 0.6366197723675814 * t3 * tf.math.square(t5 / cosh_t4) * tf.math.tanh(t4),

@@ -109,11 +109,11 @@ def _float_inputs(**inputs):
 
 
 def _logcosh(x):
-    """log(cosh(x)): log1p(2*sinh(x/2)**2) for |x| < 1, |x| + softplus(-2|x|) - log(2) above."""
+    """log(cosh(x)): log1p(2*sinh(x/2)**2) for |x| < 1, |x| + log1p(exp(-2|x|)) - log(2) above."""
     ax = tf.math.abs(x)
     small = ax < 1.0
     ax_small = tf.where(small, ax, tf.zeros_like(ax))
     ax_large = tf.where(small, tf.ones_like(ax), ax)
     near = tf.math.log1p(2.0 * tf.math.square(tf.math.sinh(0.5 * ax_small)))
-    far = ax_large + tf.math.softplus(-2.0 * ax_large) - 0.6931471805599453
+    far = ax_large + tf.math.log1p(tf.math.exp(-2.0 * ax_large)) - 0.6931471805599453
     return tf.where(small, near, far)

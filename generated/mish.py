@@ -66,7 +66,7 @@ def mish(x):
 
 @tf.custom_gradient
 def _mish(x):
-    safe_x = tf.where(-x < 2560.0, x, -2560.0 * tf.ones_like(x))
+    safe_x = tf.where(-x < 2560.0, x, tf.constant(-2560.0, x.dtype))
     t1 = x <= -40.0
     softplus_x = tf.math.softplus(x)
     tanh_softplus_x = tf.math.tanh(softplus_x)
@@ -87,7 +87,7 @@ def _mish(x):
             def second_order_gradient(dd_x):
                 t2 = tf.clip_by_value(safe_x, -2560.0, -40.0)
                 t3 = tf.clip_by_value(
-                    tf.where(x < 1280.0, x, 1280.0 * tf.ones_like(x)), 40.0, 1280.0
+                    tf.where(x < 1280.0, x, tf.constant(1280.0, x.dtype)), 40.0, 1280.0
                 )
                 t4 = tf.clip_by_value(x, -40.0, 40.0)
                 sigmoid_t4 = tf.math.sigmoid(t4)

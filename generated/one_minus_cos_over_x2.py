@@ -121,7 +121,7 @@ def _one_minus_cos_over_x2(x):
             )
 
             def second_order_gradient(dd_x):
-                t4 = tf.where(tf.math.abs(x) < 2.0, tf.ones_like(x) * 2.0, x)
+                t4 = tf.where(tf.math.abs(x) < 2.0, tf.constant(2.0, x.dtype), x)
                 t5 = 0.5 * t4
                 cos_t5 = tf.math.cos(t5)
                 sin_t5 = tf.math.sin(t5)

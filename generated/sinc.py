@@ -118,7 +118,7 @@ def _sinc(x):
             )
 
             def second_order_gradient(dd_x):
-                t3 = tf.where(tf.math.abs(x) < 2.0, tf.ones_like(x) * 2.0, x)
+                t3 = tf.where(tf.math.abs(x) < 2.0, tf.constant(2.0, x.dtype), x)
                 sin_t3 = tf.math.sin(t3)
                 cos_t3 = tf.math.cos(t3)
                 t4 = sin_t3 / t3

@@ -65,7 +65,7 @@ def swish(x):
 
 @tf.custom_gradient
 def _swish(x):
-    safe_x = tf.where(-x < 2560.0, x, -2560.0 * tf.ones_like(x))
+    safe_x = tf.where(-x < 2560.0, x, tf.constant(-2560.0, x.dtype))
     t1 = x <= -40.0
     sigmoid_x = tf.math.sigmoid(x)
     y = tf.where(t1, _mul_exp(safe_x, safe_x), sigmoid_x * x)
@@ -80,7 +80,7 @@ def _swish(x):
             def second_order_gradient(dd_x):
                 t2 = tf.clip_by_value(safe_x, -2560.0, -40.0)
                 t3 = -tf.clip_by_value(
-                    tf.where(x < 2560.0, x, 2560.0 * tf.ones_like(x)), 40.0, 2560.0
+                    tf.where(x < 2560.0, x, tf.constant(2560.0, x.dtype)), 40.0, 2560.0
                 )
                 t4 = tf.clip_by_value(x, -40.0, 40.0)
                 sigmoid_t4 = tf.math.sigmoid(t4)

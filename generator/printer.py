@@ -9,6 +9,8 @@ Hands on: strings of Python code for the templates.
 
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
@@ -62,6 +64,10 @@ HELPERS: dict[type, str] = {
 }
 
 
+# A `*` or `/` between two non-space characters, not part of `**`.
+_BARE_PRODUCT = re.compile(r"(?<=[^\s*])([*/])(?=[^\s*])")
+
+
 def number_literal(value: sp.Expr) -> str:
     """A Python float literal for a real SymPy number (exact to double precision)."""
     if value.is_Integer:
@@ -94,7 +100,10 @@ class TFPrinter(StrPrinter):
         self.helpers: set[str] = set()
 
     def doprint(self, expr: sp.Expr) -> str:  # type: ignore[override]
-        return self._print(expr)
+        # SymPy joins factors as `a*b` and `a/b`; black writes `a * b`. Printed its way, a
+        # module whose lines fit is black-clean as rendered, and black.format_str skips its
+        # second pass (13 ms of a cold CLI run). Printed code holds no string literals.
+        return _BARE_PRODUCT.sub(r" \1 ", self._print(expr))
 
     # numbers --------------------------------------------------------------
     def _print_number(self, expr: sp.Expr) -> str:
@@ -220,10 +229,15 @@ class TFPrinter(StrPrinter):
         return code
 
     def _branch(self, value: sp.Expr) -> str:
-        # tf.where needs tensors of one dtype on both sides; a constant takes the input's.
         if value.is_number:
-            return constant_like(value, self.dtype_of)
+            return self._scalar(value)
         return self._print(value)
+
+    def _scalar(self, value: sp.Expr) -> str:
+        # A constant operand of tf.where: a scalar of the inputs' dtype (both sides need one
+        # dtype), which tf.where broadcasts. tf.zeros_like(x) would fill an input-sized
+        # tensor first, one more op per call (gelu_tanh' 4-7% slower in graph mode).
+        return f"tf.constant({number_literal(value)}, {self.dtype_of}.dtype)"
 
     # conditions -----------------------------------------------------------
     def _print_Relational(self, expr: sp.Expr) -> str:
@@ -258,8 +272,9 @@ class TFPrinter(StrPrinter):
         return f"tf.clip_by_value({x}, {lo}, {hi})"
 
     def _print_away(self, expr: sp.Expr) -> str:
-        x, t = (self._print(a) for a in expr.args)
-        return f"tf.where(tf.math.abs({x}) < {t}, tf.ones_like({x}) * {t}, {x})"
+        x, t = expr.args
+        code = self._print(x)
+        return f"tf.where(tf.math.abs({code}) < {self._print(t)}, {self._scalar(t)}, {code})"
 
     def _print_DiracDelta(self, expr: sp.Expr) -> str:
         # A point mass has no value to sample: the derivative at the kink is taken as 0.
@@ -267,7 +282,7 @@ class TFPrinter(StrPrinter):
 
     def _print_Heaviside(self, expr: sp.Expr) -> str:
         arg = self._print(expr.args[0])
-        return f"tf.where({arg} > 0, tf.ones_like({arg}), tf.zeros_like({arg}))"
+        return f"tf.where({arg} > 0, {self._scalar(sp.Integer(1))}, {self._scalar(sp.Integer(0))})"
 
 
 class MathPrinter(StrPrinter):

@@ -27,6 +27,8 @@ FUNCTIONS_TOML = TESTS_DIR / "functions.toml"
 
 # Quiet TensorFlow's C++ logging before anything imports it.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# benchmarks/runtime.py's memory statistics need the BFC allocator on the CPU (see there).
+os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
 
 # The suite runs against the checkout even when the package is not installed.
 if str(REPO_ROOT) not in sys.path:

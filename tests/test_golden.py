@@ -18,12 +18,14 @@ as skipped ("regenerated") instead of compared.
 from __future__ import annotations
 
 import difflib
+import shutil
 import tomllib
 from pathlib import Path
 
+import jinja2
 import pytest
 
-from generator import Spec, generate
+from generator import Spec, generate, render
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 CASES = sorted(p.name for p in CASES_DIR.iterdir() if (p / "input.toml").is_file())
@@ -85,3 +87,35 @@ def test_golden_file_is_a_generated_module(case):
     assert f"def {spec.name}({', '.join(spec.variables)}):" in text
     assert text.count("@tf.custom_gradient") == spec.order
     compile(text, str(expected_path), "exec")
+
+
+def test_compiled_templates_are_current(regen_goldens, tmp_path):
+    """templates/compiled/ is Jinja's compilation of templates/ as they are now."""
+    directory = render.template_dir()
+    shipped = directory / render.COMPILED
+    if regen_goldens:
+        render.compile_templates(directory, shipped)
+        pytest.skip(f"regenerated {shipped}")
+    fresh = tmp_path / "compiled"
+    render.compile_templates(directory, fresh)
+    names = sorted(p.name for p in fresh.iterdir())
+    assert sorted(p.name for p in shipped.iterdir() if p.is_file()) == names, "run with --regen-goldens"
+    for name in names:
+        assert (shipped / name).read_bytes() == (fresh / name).read_bytes(), f"{name} is stale; run with --regen-goldens"
+
+
+def test_edited_template_is_rendered_from_source(tmp_path, monkeypatch):
+    """A template edited after compilation is used as edited, not the stale compiled copy."""
+    directory = tmp_path / "templates"
+    shutil.copytree(render.template_dir(), directory, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(render, "template_dir", lambda: directory)
+    render.environment.cache_clear()
+    try:
+        assert isinstance(render.environment().loader, jinja2.ModuleLoader)
+        render.environment.cache_clear()
+        module = directory / "module.py.j2"
+        module.write_text(module.read_text().replace("DO NOT EDIT.", "DO NOT EDIT (edited)."))
+        assert isinstance(render.environment().loader, jinja2.FileSystemLoader)
+        assert "DO NOT EDIT (edited)." in generate(Spec("exp(x)"))
+    finally:
+        render.environment.cache_clear()

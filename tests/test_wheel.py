@@ -56,6 +56,7 @@ def test_wheel_contains_templates(wheel):
     assert "generator/__init__.py" in names
     assert "generator/__main__.py" in names
     assert "generator/templates/module.py.j2" in names
+    assert "generator/templates/compiled/DIGEST" in names
     template_dir = REPO_ROOT / "templates"
     for helper in (template_dir / "helpers").glob("*.j2"):
         assert f"generator/templates/helpers/{helper.name}" in names, helper.name
