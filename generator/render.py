@@ -5,13 +5,12 @@ the package ``generator.templates`` (see pyproject.toml), so an installed
 wheel finds them as well as a source checkout.
 
 The templates are the source of truth. ``templates/compiled/`` holds them
-compiled to Python by Jinja (``pytest tests/test_golden.py --regen-goldens``
-rewrites it with `compile_templates`), with a
-digest of the sources and of Jinja's version: compiling module.py.j2 costs
-about 40 ms on every cold start, loading the compiled module about 1 ms. The
-compiled copy is used only while the digest matches, so an edited template
-is rendered from its source until the copy is rewritten (and
-tests/test_golden.py fails while it is stale).
+compiled to Python by Jinja, with a digest of the sources and of Jinja's
+version (`compile_templates`; ``pytest tests/test_golden.py --regen-goldens``
+rewrites it): compiling module.py.j2 costs about 40 ms on every cold start,
+loading the compiled module about 1 ms. The copy is used only while the
+digest matches, so an edited template is rendered from its source until the
+copy is rewritten, and tests/test_golden.py fails while it is stale.
 Hands on: the final module source, formatted once with a pinned black mode.
 """
 
@@ -105,4 +104,3 @@ def format_source(source: str) -> str:
 
     mode = black.Mode(line_length=LINE_LENGTH, target_versions={black.TargetVersion.PY310})
     return black.format_str(source, mode=mode)
-
