@@ -73,7 +73,7 @@ def _log1mexp_(x):
             d_x = 1.0 / expm1_x
 
             def second_order_gradient(dd_x):
-                d_x_x = 1.0 / (expm1_x * tf.math.expm1(-x))
+                d_x_x = 1.0 / expm1_x / tf.math.expm1(-x)
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

@@ -65,7 +65,7 @@ def _logit(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            t1 = 1.0 / (x * x_minus_1)
+            t1 = 1.0 / x / x_minus_1
             d_x = -t1
 
             def second_order_gradient(dd_x):

@@ -137,6 +137,15 @@ class TFPrinter(StrPrinter):
         numeric = [a for a in expr.args if a.is_number]
         others = [a for a in expr.args if not a.is_number]
         coeff = sp.Mul(*numeric) if numeric else sp.Integer(1)
+        denominators = [a for a in others if a.is_Pow and a.exp.is_Integer and a.exp < 0]
+        if len(denominators) > 1:
+            # One division per factor: a / b / c, not a / (b * c), whose product can flush
+            # to 0 or overflow where the quotient is finite (1/(expm1(x)*expm1(-x)) at x = 1e-19).
+            numerator = [a for a in others if a not in denominators]
+            text = self._print(sp.Mul(coeff, *numerator)) if numerator else self._print_number(coeff)
+            for d in denominators:
+                text = f"{text} / {self.parenthesize(1 / d, PRECEDENCE['Mul'] + 1)}"
+            return text
         rest = super()._print_Mul(sp.Mul(*others, evaluate=False)) if len(others) > 1 else self.parenthesize(
             others[0], PRECEDENCE["Mul"]
         )

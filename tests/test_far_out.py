@@ -78,3 +78,11 @@ def test_gaussian_nll_with_a_tiny_scale(tmp_path, x_m_s) -> None:
     x, m, s = sp.symbols("x m s", real=True)
     fn = _module(tmp_path, "log(s) + (x - m)**2/(2*s**2)", "x,m,s", "nll")
     _check(fn, sp.log(s) + (x - m) ** 2 / (2 * s**2), [x, m, s], [x_m_s])
+
+
+def test_log1mexp_second_derivative_near_the_overflow(tmp_path) -> None:
+    # f'' = -1/(expm1(x)*expm1(-x)): at x = 7e-20 the product (-4.9e-39) flushes to 0 in
+    # float32 while f'' = -2.0e38 is finite; dividing one factor at a time keeps it.
+    x = sp.Symbol("x", real=True)
+    fn = _module(tmp_path, "log(1 - exp(-x))", "x", "log1mexp")
+    _check(fn, sp.log(1 - sp.exp(-x)), [x], [(7e-20,), (1e-10,), (2.0,)])
