@@ -17,7 +17,7 @@ Stabilising rewrites applied:
     - expm1: exp(u) - 1 cancels near 0; expm1 does not
     - divide_stepwise: a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not
     - series: near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold
-    - asymptote: far out the form computes inf*0; beyond a measured threshold the true value rounds to its limit
+    - asymptote: far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):

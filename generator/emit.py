@@ -20,7 +20,8 @@ from generator.stabilize import RULES, STEPWISE
 
 _RULE_WHY = {rule.name: rule.why for rule in (*RULES, STEPWISE)} | {
     "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
-    "asymptote": "far out the form computes inf*0; beyond a measured threshold the true value rounds to its limit",
+    "asymptote": "far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the "
+    "leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value",
 }
 
 

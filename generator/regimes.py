@@ -4,8 +4,13 @@ Two shapes, for functions of one variable, found by measurement:
 
 - asymptote: far out, many forms compute inf*0 or inf/inf (x**3 overflows
   inside gelu's tanh approximation) although the true value has long since
-  rounded to its limit. Beyond the threshold where the true value rounds to
-  the limit, emit the limit; inside, evaluate the form on clip(x).
+  rounded to its limit, or cancel (mish'' for x > 30). Beyond a threshold,
+  emit either the limit, where the true value rounds to it, or the leading
+  term of an exponential tail, c(x)*exp(k*g(x)), where it equals the true
+  value to double precision (expm1(x)/x is exp(x)/x for x > 40), multiplied
+  as c*exp(kg/2)*exp(kg/2) so that it is finite wherever the true value is;
+  inside, evaluate the form on clip(x). Only where the form is NaN/inf, or
+  wrong at a value above NEGLIGIBLE: a regime costs every call several ops.
 - series: near a removable singularity or cancellation at 0 (sin(x)/x,
   expm1(x)/x and their derivatives), emit the Taylor polynomial below a
   threshold chosen where the polynomial is exact to double precision.
@@ -138,9 +143,9 @@ def _exp_tail(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> tuple[
     For a function of exp(g(x)) (after tanh, cosh, ... are written with exp), such
     as x*sigmoid(x) = x*E/(1 + E) with E = exp(x): as E -> 0 it is x*E. The term
     is emitted as mul_exp, which stays finite where exp alone over- or underflows
-    but the product does not (x*sigmoid(x) at x = -88: sigmoid flushes to 0, the
-    product is -5e-37), and evaluated on x bounded where the true value has long
-    left the float64 range, so that c(x) cannot meet an inf or 0 there.
+    but the product does not (expm1(x)/x at x = 90: exp overflows, the quotient
+    is 1.4e37), and evaluated on x bounded where the true value has long left
+    the float64 range, so that c(x) cannot meet an inf or 0 there.
     """
     found = _leading_exp_term(truth, x, sign)
     if found is None:
