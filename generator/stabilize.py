@@ -83,11 +83,9 @@ def _log_one_minus_exp(node: sp.Expr) -> sp.Expr | None:
     rest = _split_one(node.args[0])
     if rest is None:
         return None
+    # log(1 - exp(u)) only; log(1 - expm1(u)) is log(2 - exp(u)) and stays.
     if isinstance(rest, sp.Mul) and len(rest.args) == 2 and rest.args[0] == -1 and isinstance(rest.args[1], sp.exp):
         return log1mexp(-rest.args[1].args[0])
-    if isinstance(-rest, expm1):
-        # log(1 - expm1(u)) is log(2 - exp(u)): leave it
-        return None
     return None
 
 
