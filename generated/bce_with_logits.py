@@ -25,9 +25,9 @@ Stabilising rewrites applied:
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.07 bits, 100.0% of 133 points within 3 bits
-    order 1: max 2.0 bits, mean 0.03 bits, 100.0% of 266 points within 3 bits
-    order 2: max 2.0 bits, mean 0.10 bits, 100.0% of 426 points within 3 bits
+    f: max 1.0 bits, mean 0.05 bits, 100.0% of 181 points within 3 bits
+    order 1: max 2.0 bits, mean 0.02 bits, 100.0% of 362 points within 3 bits
+    order 2: max 2.0 bits, mean 0.10 bits, 100.0% of 594 points within 3 bits
 
 Usage:
 

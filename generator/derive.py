@@ -19,7 +19,7 @@ import sympy as sp
 from generator import guards, judge, regimes
 from generator.errors import GeneratorError
 from generator.primitives import naive
-from generator.stabilize import RULES, STEPWISE, divide_stepwise, optimize
+from generator.stabilize import RULES, optimize, variants
 
 # Put only expressions this small over a common denominator and factor them
 # (sp.cancel, sp.factor; full sp.simplify took seconds on gelu_tanh): the other
@@ -91,10 +91,9 @@ def derive(
 
     def choose(candidates: list[sp.Expr], truth: sp.Expr) -> sp.Expr:
         for candidate in list(candidates):
-            stepwise = divide_stepwise(candidate)
-            if stepwise != candidate:
-                rules_of.setdefault(stepwise, (*rules_of.get(candidate, ()), STEPWISE.name))
-                candidates.append(stepwise)
+            for variant, name in variants(candidate):
+                rules_of.setdefault(variant, (*rules_of.get(candidate, ()), name))
+                candidates.append(variant)
         at_defaults: dict[sp.Expr, sp.Expr] = {}
         for candidate in candidates:
             at_defaults.setdefault(candidate.xreplace(defaults), candidate)

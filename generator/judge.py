@@ -135,7 +135,26 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
     rng = np.random.default_rng(1234)
     pts = rng.choice(g, size=(n_vars, count))
     pts[:, : len(g) // 2] = g[None, :: 2][:, : len(g) // 2]
-    return pts
+    return np.concatenate([pts, _corners(n_vars)], axis=1)
+
+
+# One input far out while the others are ordinary: where a difference of large
+# terms cancels (z - t*z with t near 1) or one square overflows inside a sum
+# ((x - m)**2/s**3 with x = 1e36, s = 1e13). Random pairs of grid values seldom
+# meet these corners.
+_FAR = (1e36, 1e20, 3e5, -3e5, -1e20, -1e36)
+_ORDINARY = (0.999, 1 - 2.0**-24, 0.5, -2.0, 30.0, 1e13)
+
+
+def _corners(n_vars: int) -> np.ndarray:
+    columns = []
+    for i in range(n_vars):
+        for k, far in enumerate(_FAR):
+            for j, ordinary in enumerate(_ORDINARY):
+                column = [_ORDINARY[(j + 2 * m) % len(_ORDINARY)] for m in range(n_vars)]
+                column[i] = far
+                columns.append(column)
+    return np.array(columns, dtype=np.float32).astype(np.float64).T
 
 
 # Sample points stay below 3.4e38, so exp-like functions of them are computed

@@ -1,4 +1,4 @@
-"""One table-driven test per stabilising rule: stabilize.RULES, STEPWISE and the ECONOMIES.
+"""One table-driven test per stabilising rule: stabilize.RULES, the VARIANTS and the ECONOMIES.
 
 Each case names a rule, a naive shape the rule should recognise, the stable
 form it should give, and trouble points: where float32 gets the naive shape
@@ -41,7 +41,7 @@ from generator.primitives import (
     softplus,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, RULES, STEPWISE
+from generator.stabilize import ECONOMIES, RULES, VARIANTS
 
 x, y, t = sp.symbols("x y t", real=True)
 
@@ -49,7 +49,7 @@ GOOD_BITS = 3
 # More than half of float32's 24 significant bits wrong.
 BAD_BITS = 16
 
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, STEPWISE)}
+RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS)}
 
 
 @dataclass(frozen=True)
@@ -195,6 +195,13 @@ CASES: tuple[Case, ...] = (
     ),
     # y**2 flushes to 0 at 1e-30 (x/0 = inf, truth 1e30) and overflows at 1e30 (x/inf = 0, truth 1e-30).
     Case("divide_stepwise", x / y**2, ipow(x / y, 1) / y, {x: (1e-30, 1e30), y: (1e-30, 1e30)}),
+    # (1 - u**2)/y with u = 1e23: u**2 overflows, the quotient (-1e33 at y = 1e13) does not.
+    Case(
+        "distribute_quotient",
+        (1 - ipow(x / y, 2)) / y,
+        1 / y - ipow(ipow(x / y, 1) / y, 1) * ipow(x / y, 1),
+        {x: (1e36,), y: (1e13,)},
+    ),
 )
 
 
@@ -229,6 +236,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # exp(+x**2) is no Gaussian: there is no inf * 0 to balance.
     ("balance_gaussian", x**2 * sp.exp(x**2)),
     ("divide_stepwise", x / y),
+    ("distribute_quotient", (1 - x**2) / y),
 )
 
 

@@ -27,9 +27,9 @@ Stabilising rewrites applied:
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.04 bits, 100.0% of 160 points within 3 bits
-    order 1: max 2.0 bits, mean 0.04 bits, 100.0% of 320 points within 3 bits
-    order 2: max 2.0 bits, mean 0.06 bits, 100.0% of 480 points within 3 bits
+    f: max 1.0 bits, mean 0.03 bits, 100.0% of 232 points within 3 bits
+    order 1: max 2.0 bits, mean 0.03 bits, 100.0% of 464 points within 3 bits
+    order 2: max 2.0 bits, mean 0.04 bits, 100.0% of 696 points within 3 bits
 
 Usage:
 
