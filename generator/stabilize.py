@@ -229,11 +229,13 @@ def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
 
 
 def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
-    rest = _split_one(node)
-    if rest is None:
+    """1 - cos(u) = 2*sin(u/2)**2, also as part of a longer sum (1 - cos(x) - x**2/2)."""
+    if not isinstance(node, sp.Add) or sp.Integer(1) not in node.args:
         return None
-    if isinstance(rest, sp.Mul) and len(rest.args) == 2 and rest.args[0] == -1 and isinstance(rest.args[1], sp.cos):
-        return 2 * sp.sin(rest.args[1].args[0] / 2) ** 2
+    for term in node.args:
+        if isinstance(term, sp.Mul) and len(term.args) == 2 and term.args[0] == -1 and isinstance(term.args[1], sp.cos):
+            rest = [t for t in node.args if t is not term and t != 1]
+            return 2 * sp.sin(term.args[1].args[0] / 2) ** 2 + sp.Add(*rest)
     return None
 
 

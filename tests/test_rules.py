@@ -147,6 +147,15 @@ CASES: tuple[Case, ...] = (
     ),
     # cos(1e-4) = 1 - 5e-9 rounds to 1: 1 - cos = 0; the truth is 5e-9.
     Case("one_minus_cos", 1 - sp.cos(x), 2 * sp.sin(x / 2) ** 2, {x: (1e-4,)}),
+    # Inside a longer sum: cos(1e-4) rounds to 1 in float32, so 1 - cos(x) + y gives y = 1e-9;
+    # the truth is 6e-9.
+    Case(
+        "one_minus_cos",
+        1 - sp.cos(x) + y,
+        2 * sp.sin(x / 2) ** 2 + y,
+        {x: (1e-4,), y: (1e-9,)},
+        label="sum",
+    ),
     # erf(5) = 1 - 1.5e-12 rounds to 1; erf(-5) to -1.
     Case("erfc", 1 - sp.erf(x), erfc(x), {x: (5.0,)}),
     Case("erfc", 1 + sp.erf(x), erfc(-x), {x: (-5.0,)}, label="plus"),
