@@ -202,8 +202,16 @@ def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[...,
 
 def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
     """The true values at `points`, as float64 (nan where not real or not defined)."""
+    return _reference(expr, symbols, points)[0]
+
+
+def _reference(
+    expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`reference`, and where mpmath's value of the textbook form was a real infinity."""
     fn = _mp_function(expr, symbols)
     out = np.full(points.shape[1], np.nan)
+    infinite = np.zeros(points.shape[1], dtype=bool)
     with mpmath.workdps(_DPS):
         for i in range(points.shape[1]):
             value = _mp_value(fn, points[:, i])
@@ -212,9 +220,11 @@ def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray)
             if isinstance(value, mpmath.mpf) or isinstance(value, (int, float)):
                 if mpmath.isfinite(value):
                     out[i] = float(value) if abs(value) < 1e308 else math.copysign(math.inf, value)
+                else:
+                    infinite[i] = not mpmath.isnan(value)
             elif isinstance(value, mpmath.mpc) and value.imag == 0 and mpmath.isfinite(value.real):
                 out[i] = float(value.real)
-    return out
+    return out, infinite
 
 
 def _mp_value(fn: Callable[..., object], point: np.ndarray) -> object:
@@ -266,10 +276,14 @@ def _mp_value_at(fn: Callable[..., object], point: np.ndarray) -> object:
     return None
 
 
-@functools.lru_cache(maxsize=256)
 def sample_reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> np.ndarray:
     """`reference` at `sample_points`, computed once per expression."""
-    return reference(expr, symbols, sample_points(len(symbols)))
+    return _sample_reference(expr, symbols)[0]
+
+
+@functools.lru_cache(maxsize=256)
+def _sample_reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray]:
+    return _reference(expr, symbols, sample_points(len(symbols)))
 
 
 def accuracy(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> np.ndarray:
@@ -427,7 +441,14 @@ def best(
     if len(unique) == 1:
         return unique[0]
     points = sample_points(len(symbols))
-    truth = sample_reference(truth_expr, symbols)
+    truth, lost = _sample_reference(truth_expr, symbols)
+    if lost.any():
+        # The textbook form can be beyond mpmath even at 400 digits: log(1 - sigmoid(z)) at
+        # z = 3e5 is log(1 - (1 - 1e-130288)) = log(0). The candidates are the same function,
+        # rewritten by identities, so where the textbook form's value is infinite the first
+        # candidate's mpmath value stands in, if it is finite (a true pole stays excluded).
+        stand_in = sample_reference(unique[0], symbols)
+        truth = np.where(lost & np.isfinite(stand_in), stand_in, truth)
     scores = [score(c, symbols, points, truth) for c in unique]
     good_enough = min(scores) + TIE_BITS
     near = [(cost(c), sp.count_ops(c), i) for i, (c, s) in enumerate(zip(unique, scores)) if s <= good_enough]

@@ -443,6 +443,34 @@ def _distribute_quotient(node: sp.Expr) -> sp.Expr | None:
     return rest * sp.Add(*terms) if changed else None
 
 
+# f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).
+_REFLECTIONS = {softplus: lambda u: u, sigmoid: lambda u: sp.Integer(1)}
+_REFLECTED_SIGN = {softplus: 1, sigmoid: -1}
+
+
+def _reflection_split(node: sp.Expr) -> sp.Expr | None:
+    """a*f(u) + r = a*(g(u) +- f(-u)) + r where u > 0, for f = softplus or sigmoid, with the
+    rest collected: softplus(z) - t*z at z = 3e5, t = 1 - 6e-8 is z - t*z, which cancels, and
+    softplus(-z) + z*(1 - t) does not; sigmoid(z) - t there is (1 - t) - sigmoid(-z)."""
+    if not isinstance(node, sp.Add):
+        return None
+    for term in node.args:
+        coeff, rest = term.as_independent(softplus, sigmoid, as_Add=False)
+        func = type(rest)
+        if func not in _REFLECTIONS or rest.args[0].is_number:
+            continue
+        u = rest.args[0]
+        others = node - term
+        if func is softplus and not others.has(*u.free_symbols):
+            continue  # nothing for u's multiples to cancel against
+        near = sp.collect(sp.expand(coeff * _REFLECTIONS[func](u) + others), u)
+        # ipow(near, 1) keeps 1 - t together: SymPy would flatten the sum into -t - s(-z) + 1.
+        near = ipow(near, 1) if isinstance(near, sp.Add) else near
+        reflected = _REFLECTED_SIGN[func] * coeff * func(-u) + near
+        return sp.Piecewise((reflected, u > 0), (node, True))
+    return None
+
+
 # Not in RULES: the derivation offers each candidate with and without each of these,
 # and the judge keeps a variant only where it measures better (each costs ops, and
 # sinc'' loses 0.07 mean bits to the stepwise quotient).
@@ -455,6 +483,11 @@ VARIANTS: tuple[Rule, ...] = (
         "distribute_quotient",
         "(a + w**k)/b**n: w**k overflows where the quotient need not; a/b**n + (w/b)**n*w**(k-n) does not",
         _distribute_quotient,
+    ),
+    Rule(
+        "reflection_split",
+        "a*softplus(u) + b*u and sigmoid(u) - t cancel for u >> 0; where(u > 0, the reflected form, ...) does not",
+        _reflection_split,
     ),
 )
 

@@ -204,6 +204,23 @@ CASES: tuple[Case, ...] = (
     ),
     # y**2 flushes to 0 at 1e-30 (x/0 = inf, truth 1e30) and overflows at 1e30 (x/inf = 0, truth 1e-30).
     Case("divide_stepwise", x / y**2, ipow(x / y, 1) / y, {x: (1e-30, 1e30), y: (1e-30, 1e30)}),
+    # softplus(z) - t*z at z = 3e5, t = 1 - 2**-24: z - t*z cancels to 0.0179 (t*z rounds by
+    # 0.016); the reflected softplus(-z) + z*(1 - t) is exact.
+    Case(
+        "reflection_split",
+        softplus(x) - t * x,
+        sp.Piecewise((x * (1 - t) + softplus(-x), x > 0), (softplus(x) - t * x, True)),
+        {x: (3e5,), t: (1 - 2.0**-24,)},
+    ),
+    # sigmoid(z) - t at z = 16, t = 1 - 2**-20: sigmoid(16) = 1 - 1.1e-7 rounds to a neighbour
+    # of 1, and the difference (8.4e-7) keeps few of its bits; (1 - t) - sigmoid(-z) does not cancel.
+    Case(
+        "reflection_split",
+        sigmoid(x) - t,
+        sp.Piecewise((ipow(1 - t, 1) - sigmoid(-x), x > 0), (sigmoid(x) - t, True)),
+        {x: (16.0,), t: (1 - 2.0**-20,)},
+        label="sigmoid",
+    ),
     # (1 - u**2)/y with u = 1e23: u**2 overflows, the quotient (-1e33 at y = 1e13) does not.
     Case(
         "distribute_quotient",
@@ -246,6 +263,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("balance_gaussian", x**2 * sp.exp(x**2)),
     ("divide_stepwise", x / y),
     ("distribute_quotient", (1 - x**2) / y),
+    ("reflection_split", softplus(x) - t * y),
 )
 
 
