@@ -177,8 +177,25 @@ def _saturating(
     return wrapped
 
 
+def _complex_exp(fn: Callable[[object], object]) -> Callable[[object], object]:
+    """exp of a complex argument whose real part is beyond +-1e5: 0, or undefined (nan).
+
+    Such values are far outside float64 (e**-1e5) and only arise on the way to a
+    complex result (x**y at x = -89, y = -3e9); mpmath then spends minutes adding
+    numbers whose exponents differ by 1e10 bits.
+    """
+
+    def wrapped(u: object) -> object:
+        if isinstance(u, mpmath.mpc) and abs(u.real) > _MP_COMPLEX_LARGE:
+            return mpmath.mpf(0) if u.real < 0 else mpmath.nan
+        return fn(u)
+
+    return wrapped
+
+
+_MP_COMPLEX_LARGE = mpmath.mpf(10) ** 5
 _MP_FUNCTIONS = {
-    "exp": _saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf),
+    "exp": _complex_exp(_saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf)),
     "expm1": _saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf),
     "sinh": _saturating(mpmath.sinh, -mpmath.inf, mpmath.inf),
     "cosh": _saturating(mpmath.cosh, mpmath.inf, mpmath.inf),

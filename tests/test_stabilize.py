@@ -98,3 +98,18 @@ def test_reference_at_a_removable_singularity_of_high_order() -> None:
     f2 = sp.diff(sp.sin(x) / x, x, 2)
     value = judge.reference(f2, (x,), np.array([[0.0]]))[0]
     assert abs(value - (-1 / 3)) < 1e-9
+
+
+def test_reference_exp_of_a_far_complex_argument_is_not_computed() -> None:
+    # x**y at x = -89, y = -3.3e9 passes through exp(-1.5e10 + 1e10j); mpmath took minutes on
+    # the sums that follow (found by the fuzzer). Real results never come from there.
+    import mpmath
+
+    exp = judge._MP_FUNCTIONS["exp"]
+    assert exp(mpmath.mpc(-2e5, 1)) == 0
+    assert mpmath.isnan(exp(mpmath.mpc(2e5, 1)))
+    assert exp(mpmath.mpc(-3, 0)) == mpmath.exp(-3)
+    value = judge.reference(
+        softplus(x * sp.log(sp.Symbol("y", real=True))), (x, sp.Symbol("y", real=True)), np.array([[-3.3e9], [-89.0]])
+    )
+    assert np.isnan(value).all()
