@@ -178,16 +178,17 @@ def _saturating(
 
 
 def _complex_exp(fn: Callable[[object], object]) -> Callable[[object], object]:
-    """exp of a complex argument whose real part is beyond +-1e5: 0, or undefined (nan).
+    """exp of a complex argument whose real part is beyond +-1e5: undefined (nan).
 
-    Such values are far outside float64 (e**-1e5) and only arise on the way to a
-    complex result (x**y at x = -89, y = -3e9); mpmath then spends minutes adding
-    numbers whose exponents differ by 1e10 bits.
+    Such values are far outside float64 (e**-1e5) and arise on the way to a
+    complex result (x**y at x = -89, y = -3e9), which is no reference value
+    anyway; mpmath would spend minutes adding numbers whose exponents differ by
+    1e10 bits.
     """
 
     def wrapped(u: object) -> object:
         if isinstance(u, mpmath.mpc) and abs(u.real) > _MP_COMPLEX_LARGE:
-            return mpmath.mpf(0) if u.real < 0 else mpmath.nan
+            return mpmath.nan
         return fn(u)
 
     return wrapped

@@ -106,7 +106,7 @@ def test_reference_exp_of_a_far_complex_argument_is_not_computed() -> None:
     import mpmath
 
     exp = judge._MP_FUNCTIONS["exp"]
-    assert exp(mpmath.mpc(-2e5, 1)) == 0
+    assert mpmath.isnan(exp(mpmath.mpc(-2e5, 1)))
     assert mpmath.isnan(exp(mpmath.mpc(2e5, 1)))
     assert exp(mpmath.mpc(-3, 0)) == mpmath.exp(-3)
     value = judge.reference(
