@@ -140,6 +140,8 @@ def naive_tf(expr: sp.Expr, values: dict, tf):
     def walk(e: sp.Expr):
         if e.is_Symbol:
             return values[e.name]
+        if e in (sp.true, sp.false):  # SymPy folds conditions: ITE(y <= 3, False, y <= 1.4)
+            return tf.constant(bool(e))
         if e.is_number:
             return tf.constant(float(e), tf.float64)
         if isinstance(e, sp.Add):
