@@ -340,11 +340,18 @@ def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray
     return evaluate(expr, symbols, points, np.float32)
 
 
-def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
-    """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops."""
+@functools.lru_cache(maxsize=256)
+def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[..., object]:
+    # Compiled once per expression: the judge, the regimes and the docstring's accuracy
+    # evaluate the same forms again (21 lambdify calls for 12 forms in `log(1+exp(x))`).
     # The module object, not the string "numpy": the string makes lambdify import
     # NumPy's lazy submodules (f2py among them), 150 ms on a cold start.
-    fn = sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, np], cse=True)
+    return sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, np], cse=True)
+
+
+def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
+    """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops."""
+    fn = _numpy_function(expr, symbols)
     args = [np.asarray(p, dtype=dtype) for p in points]
     with np.errstate(all="ignore"):
         try:
