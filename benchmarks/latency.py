@@ -105,7 +105,7 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("generator.regimes", "add_regimes", "derive: regimes"),
     ("generator.regimes", "_series_regime", "derive: series regime (sp.series)"),
     ("generator.derive", "_accuracy", "derive: accuracy lines"),
-    ("generator.judge", "reference", "judge: mpmath reference values"),
+    ("generator.judge", "_reference", "judge: mpmath reference values"),
     ("generator.judge", "evaluate32", "judge: float32 evaluation (lambdify)"),
     ("generator.pipeline", "build_model", "emit"),
     ("generator.pipeline", "render", "render"),
