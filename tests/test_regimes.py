@@ -1,7 +1,7 @@
 """Exponential tails: far out, a derivative is replaced by its leading term c(x)*exp(k*g(x)),
 emitted as c*exp(kg/2)*exp(kg/2) so that it is finite wherever the true value is.
 
-Unit tests of the expansion, then the user's view: the CLI's module in float32
+Unit tests of the expansion, then the user's view: the generated module in float32
 and float64, its nested-tape partials against mpmath at the points where the
 one-formula forms lose everything (sigmoid(-88) flushes to 0 in TF on the CPU
 while x*sigmoid(x) is -5e-37; exp(90) overflows while (exp(x)-1)/x is 1.4e37).
@@ -9,7 +9,6 @@ while x*sigmoid(x) is -5e-37; exp(90) overflows while (exp(x)-1)/x is 1.4e37).
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import mpmath
@@ -18,7 +17,6 @@ import pytest
 import sympy as sp
 
 from generator import judge, regimes
-from generator.cli import main
 from generator.primitives import mul_exp, naive, sigmoid, softplus
 from partials import tf_partials
 
@@ -63,22 +61,13 @@ def test_mul_exp_is_finite_where_exp_alone_is_not() -> None:
     assert np.isinf(naive_value[2:]).all()  # exp(90) overflows before the division
 
 
-def _module(tmp_path: Path, expression: str, name: str):
-    path = tmp_path / f"{name}.py"
-    assert main([expression, "--name", name, "--order", "2", "-o", str(path)]) == 0
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
-
-
 def _true(expression: sp.Expr, order: int, point: float) -> float:
     # 200 digits: mish'' at x = 60 is -3.6e-50, a sum of terms of size 1 that cancel.
     with mpmath.workdps(200):
         return float(sp.diff(expression, x, order).subs(x, sp.Float(point, 200)).evalf(200))
 
 
-# (expression for the CLI, the same in SymPy, points in the trouble band, points beyond)
+# (expression as the user writes it, the same in SymPy, points in the trouble band, points beyond)
 CASES = [
     # mish'' cancels for x > 30 (-2e-28 at x = 34.7 came out +6e-30); its tail is -8(x-1)exp(-2x).
     ("x*tanh(log(1+exp(x)))", x * sp.tanh(sp.log(1 + sp.exp(x))), [40.0, 45.0, 60.0], [-3e38, 3e38]),
@@ -92,11 +81,11 @@ CASES = [
 )
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_tail_is_accurate_in_the_band(
-    expression, truth, band, beyond, dtype, tmp_path
+    expression, truth, band, beyond, dtype, load_module
 ) -> None:
     import tensorflow as tf
 
-    fn = _module(tmp_path, expression, "tailed")
+    fn = load_module(expression, "tailed").tailed
     tol = {"float32": 2e-6, "float64": 1e-13}[dtype]
     tiny = float(np.finfo(dtype).tiny)
     xs = tf.constant(band + beyond, dtype=dtype)
@@ -120,14 +109,15 @@ def test_tail_is_accurate_in_the_band(
                 )
 
 
-def test_no_regime_for_values_that_flush_near_the_underflow(tmp_path) -> None:
+def test_no_regime_for_values_that_flush_near_the_underflow(load_module) -> None:
     # x*sigmoid(x) at x = -88 is -5e-37; float32's sigmoid flushes to 0 there. A tail regime
     # would fix it at the cost of several full-size ops per call (2.9x tf.nn.silu's forward
     # pass), so none is emitted: the error stays below regimes.NEGLIGIBLE.
     import tensorflow as tf
 
-    fn = _module(tmp_path, "x*sigmoid(x)", "swish")
-    source = (tmp_path / "swish.py").read_text()
+    module = load_module("x*sigmoid(x)", "swish")
+    fn = module.swish
+    source = Path(module.__file__).read_text()
     forward = source[source.index("def _swish(x):") : source.index("def first_order_gradient")]
     assert "tf.where" not in forward
     points = [-87.75, -89.5, -92.0, -100.0]
@@ -138,10 +128,10 @@ def test_no_regime_for_values_that_flush_near_the_underflow(tmp_path) -> None:
             assert abs(float(value) - _true(truth, order, point)) <= regimes.NEGLIGIBLE
 
 
-def test_overflow_beyond_the_band_is_inf_not_nan(tmp_path) -> None:
+def test_overflow_beyond_the_band_is_inf_not_nan(load_module) -> None:
     import tensorflow as tf
 
-    fn = _module(tmp_path, "(exp(x)-1)/x", "tailed")
+    fn = load_module("(exp(x)-1)/x", "tailed").tailed
     xs = tf.constant([100.0, 1e10, 3e38], dtype=tf.float32)
     got = tf_partials(tf, fn, [xs], 2)
     for index in [(), (0,), (0, 0)]:
