@@ -60,7 +60,7 @@ def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     # As the printed helper: exp(u/2) twice, so a representable product never passes through exp(u).
-    half = _flushed(np.exp)(np.asarray(u) * 0.5)
+    half = _exp(np.asarray(u) * 0.5)
     return c * half * half
 
 
@@ -81,6 +81,9 @@ def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return wrapped
 
 
+_exp = _flushed(np.exp)
+
+
 def _like(f: Callable[[object], object]) -> Callable[[np.ndarray], np.ndarray]:
     def wrapped(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x)
@@ -90,7 +93,7 @@ def _like(f: Callable[[object], object]) -> Callable[[np.ndarray], np.ndarray]:
 
 
 NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
-    "exp": _flushed(np.exp),
+    "exp": _exp,
     "sigmoid": _flushed(_sigmoid),
     "softplus": _flushed(lambda x: np.logaddexp(np.zeros_like(x), x)),
     "logaddexp": np.logaddexp,
@@ -149,8 +152,9 @@ _ORDINARY = (0.999, 1 - 2.0**-24, 0.5, -2.0, 30.0, 1e13)
 def _corners(n_vars: int) -> np.ndarray:
     columns = []
     for i in range(n_vars):
-        for k, far in enumerate(_FAR):
-            for j, ordinary in enumerate(_ORDINARY):
+        for far in _FAR:
+            for j in range(len(_ORDINARY)):
+                # The other inputs take different ordinary values (two apart in _ORDINARY).
                 column = [_ORDINARY[(j + 2 * m) % len(_ORDINARY)] for m in range(n_vars)]
                 column[i] = far
                 columns.append(column)

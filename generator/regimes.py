@@ -59,7 +59,8 @@ def add_regimes(
     if not defined.any():
         return expr, ()
     reference = np.where(defined, reference, np.nan)
-    bits = judge.bits_of_error(judge.evaluate32(expr, (x,), points), reference)
+    value = judge.evaluate32(expr, (x,), points)
+    bits = judge.bits_of_error(value, reference)
     bad = (bits > 3) & defined
     if not bad.any():
         return expr, ()
@@ -73,7 +74,6 @@ def add_regimes(
     # from 1x to 2.9x tf.nn.silu for one); it is worth them where the form is NaN or inf,
     # or wrong at a value that is not negligible. Results that flush to 0 a few powers of
     # two above the underflow (x*sigmoid(x) = -5e-37 at x = -88) do not call for one.
-    value = judge.evaluate32(expr, (x,), points)
     gross = bad & (~np.isfinite(value) | (np.abs(reference) >= NEGLIGIBLE))
     for sign in (1, -1):
         if not (gross & (sign * xs > FAR_OUT)).any():
@@ -152,7 +152,7 @@ def _exp_tail(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> tuple[
         return None
     c, k, g = found
     exact = judge._mp_function(truth, (x,))
-    approx = sp.lambdify(x, c * sp.exp(k * g), modules="mpmath")
+    approx = judge._mp_function(c * sp.exp(k * g), (x,))
     mags = np.sort(np.abs(xs[(sign * xs >= 1) & np.isfinite(xs)]))
     threshold = None
     for i, m in enumerate(mags):

@@ -127,14 +127,24 @@ def _x_log_x(node: sp.Expr) -> sp.Expr | None:
 # --- exponentials ------------------------------------------------------------
 
 
-def _exp_minus_one(node: sp.Expr) -> sp.Expr | None:
-    if not isinstance(node, sp.Add) or sp.Integer(-1) not in node.args:
+def _beside_one(node: sp.Expr, one: int, match: Callable[[sp.Expr], bool]) -> tuple[sp.Expr, sp.Expr] | None:
+    """(term, the rest) for the first term of the sum `node` that `match`es, where the sum also
+    holds the literal `one` (+1 or -1); the rest excludes both."""
+    if not isinstance(node, sp.Add) or sp.Integer(one) not in node.args:
         return None
     for term in node.args:
-        if isinstance(term, sp.exp):
-            rest = [t for t in node.args if t is not term and t != -1]
-            return expm1(term.args[0]) + sp.Add(*rest)
+        if match(term):
+            return term, sp.Add(*(t for t in node.args if t is not term and t != one))
     return None
+
+
+def _exp_minus_one(node: sp.Expr) -> sp.Expr | None:
+    """exp(u) - 1 = expm1(u), also as part of a longer sum."""
+    found = _beside_one(node, -1, lambda term: isinstance(term, sp.exp))
+    if found is None:
+        return None
+    term, rest = found
+    return expm1(term.args[0]) + rest
 
 
 def _one_over_one_plus_exp(node: sp.Expr) -> sp.Expr | None:
@@ -230,13 +240,11 @@ def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
 
 def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
     """1 - cos(u) = 2*sin(u/2)**2, also as part of a longer sum (1 - cos(x) - x**2/2)."""
-    if not isinstance(node, sp.Add) or sp.Integer(1) not in node.args:
+    found = _beside_one(node, 1, lambda term: isinstance(-term, sp.cos))
+    if found is None:
         return None
-    for term in node.args:
-        if isinstance(term, sp.Mul) and len(term.args) == 2 and term.args[0] == -1 and isinstance(term.args[1], sp.cos):
-            rest = [t for t in node.args if t is not term and t != 1]
-            return 2 * sp.sin(term.args[1].args[0] / 2) ** 2 + sp.Add(*rest)
-    return None
+    term, rest = found
+    return 2 * sp.sin((-term).args[0] / 2) ** 2 + rest
 
 
 def _one_plus(
