@@ -25,7 +25,7 @@ over the whole float range; the forms evaluated with NumPy stand-ins for the TF 
 
     f: max 0.0 bits, mean 0.00 bits, 100.0% of 232 points within 3 bits
     order 1: max 1.6 bits, mean 0.04 bits, 100.0% of 464 points within 3 bits
-    order 2: max 2.0 bits, mean 0.26 bits, 100.0% of 696 points within 3 bits
+    order 2: max 2.0 bits, mean 0.27 bits, 100.0% of 696 points within 3 bits
 
 Usage:
 
