@@ -8,7 +8,7 @@ Forms computed (after stabilisation):
     f(z, t) = where(z > 0, z*(1 - t) + softplus(-z), -t*z + softplus(z))
     df/dz = -t + sigmoid(z)
     df/dt = -z
-    d2f/dz dz = sigmoid(z)*sigmoid(-z)
+    d2f/dz dz = sigmoid_slope(z)
     d2f/dz dt = -1
     d2f/dt dt = 0
 
@@ -22,13 +22,14 @@ Stabilising rewrites applied:
     - log_sigmoid: log(sigmoid(u)) underflows to -inf; -softplus(-u) does not
     - softplus_reflection: a*softplus(-u) + b*softplus(u) cancels for large a, b
     - reflection_split: a*softplus(u) + b*u and sigmoid(u) - t cancel for u >> 0; where(u > 0, the reflected form, ...) does not
+    - sigmoid_slope: sigmoid(u)*sigmoid(-u) as 1/(exp(u) + 2 + exp(-u)): a third of the rounding error of two TF sigmoids
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.06 bits, 100.0% of 181 points within 3 bits
     order 1: max 2.0 bits, mean 0.02 bits, 100.0% of 362 points within 3 bits
-    order 2: max 2.0 bits, mean 0.10 bits, 100.0% of 594 points within 3 bits
+    order 2: max 1.6 bits, mean 0.08 bits, 100.0% of 594 points within 3 bits
 
 Usage:
 
@@ -79,12 +80,11 @@ def _bce_with_logits(z, t):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_z, unused_t):
-            sigmoid_z = tf.math.sigmoid(z)
-            d_z = sigmoid_z - t
+            d_z = -t + tf.math.sigmoid(z)
             d_t = neg_z
 
             def second_order_gradient(dd_z, dd_t):
-                d_z_z = sigmoid_z * tf.math.sigmoid(neg_z)
+                d_z_z = _sigmoid_slope(z)
                 d_z_t = -1.0 * tf.ones_like(z)
                 d_t_t = tf.zeros_like(z)
                 return tf.math.multiply_no_nan(d_z_z, dd_z) + tf.math.multiply_no_nan(
@@ -130,3 +130,16 @@ def _broadcast(*tensors, others=()):
     for tensor in (*tensors[1:], *others):
         shape = tf.broadcast_dynamic_shape(shape, tf.shape(tensor))
     return [tf.broadcast_to(tensor, shape) for tensor in tensors]
+
+
+@tf.custom_gradient
+def _sigmoid_slope(u):
+    """sigmoid(u) * sigmoid(-u) as 1 / (exp(u) + 2 + exp(-u)): 0.41 mean bits in float32 against 1.1 for two sigmoids.
+
+    Its gradient, -slope * tanh(u/2), is given here: TF's own would be inf * 0 where exp(|u|) overflows.
+    """
+
+    def gradient(dy):
+        return dy * -_sigmoid_slope(u) * tf.math.tanh(0.5 * u)
+
+    return 1 / (tf.math.exp(u) + 2 + tf.math.exp(-u)), gradient

@@ -7,7 +7,7 @@ Forms computed (after stabilisation):
 
     f(x) = softplus(x)
     f'(x) = sigmoid(x)
-    f''(x) = sigmoid(x)*sigmoid(-x)
+    f''(x) = sigmoid_slope(x)
 
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
@@ -15,13 +15,14 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 Stabilising rewrites applied:
 
     - log_sum_exp: log(exp(a) + exp(b)) overflows; logaddexp/softplus do not
+    - sigmoid_slope: sigmoid(u)*sigmoid(-u) as 1/(exp(u) + 2 + exp(-u)): a third of the rounding error of two TF sigmoids
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.06 bits, 100.0% of 139 points within 3 bits
     order 1: max 1.6 bits, mean 0.10 bits, 100.0% of 139 points within 3 bits
-    order 2: max 2.0 bits, mean 0.21 bits, 100.0% of 139 points within 3 bits
+    order 2: max 1.6 bits, mean 0.14 bits, 100.0% of 139 points within 3 bits
 
 Usage:
 
@@ -68,11 +69,10 @@ def _softplus(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            sigmoid_x = tf.math.sigmoid(x)
-            d_x = sigmoid_x
+            d_x = tf.math.sigmoid(x)
 
             def second_order_gradient(dd_x):
-                d_x_x = sigmoid_x * tf.math.sigmoid(-x)
+                d_x_x = _sigmoid_slope(x)
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient
@@ -106,3 +106,16 @@ def _float_inputs(**inputs):
             dtype = value_dtype
     dtype = dtype or tf.float32
     return [tf.convert_to_tensor(value, dtype=dtype) for value in inputs.values()]
+
+
+@tf.custom_gradient
+def _sigmoid_slope(u):
+    """sigmoid(u) * sigmoid(-u) as 1 / (exp(u) + 2 + exp(-u)): 0.41 mean bits in float32 against 1.1 for two sigmoids.
+
+    Its gradient, -slope * tanh(u/2), is given here: TF's own would be inf * 0 where exp(|u|) overflows.
+    """
+
+    def gradient(dy):
+        return dy * -_sigmoid_slope(u) * tf.math.tanh(0.5 * u)
+
+    return 1 / (tf.math.exp(u) + 2 + tf.math.exp(-u)), gradient

@@ -6,8 +6,8 @@
 Forms computed (after stabilisation):
 
     f(x) = tanh(x)
-    f'(x) = 4*sigmoid(-2*x)*sigmoid(2*x)
-    f''(x) = -8*sigmoid(-2*x)*sigmoid(2*x)*tanh(x)
+    f'(x) = 4*sigmoid_slope(2*x)
+    f''(x) = -8*sigmoid_slope(2*x)*tanh(x)
 
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
@@ -19,13 +19,14 @@ Stabilising rewrites applied:
     - tanh: (exp(u) - 1)/(exp(u) + 1) overflows; tanh(u/2) does not
     - exp_times_sigmoid: exp(u)*sigmoid(-u) is sigmoid(u), without inf*0
     - sigmoid_difference: sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not
+    - sigmoid_slope: sigmoid(u)*sigmoid(-u) as 1/(exp(u) + 2 + exp(-u)): a third of the rounding error of two TF sigmoids
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.07 bits, 100.0% of 139 points within 3 bits
-    order 1: max 2.0 bits, mean 0.16 bits, 100.0% of 139 points within 3 bits
-    order 2: max 2.0 bits, mean 0.15 bits, 100.0% of 139 points within 3 bits
+    order 1: max 1.6 bits, mean 0.12 bits, 100.0% of 139 points within 3 bits
+    order 2: max 1.6 bits, mean 0.13 bits, 100.0% of 139 points within 3 bits
 
 Usage:
 
@@ -73,12 +74,11 @@ def _tanh_exp(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            t1 = 2.0 * x
-            t2 = tf.math.sigmoid(t1) * tf.math.sigmoid(-t1)
-            d_x = 4.0 * t2
+            sigmoid_slope = _sigmoid_slope(2.0 * x)
+            d_x = 4.0 * sigmoid_slope
 
             def second_order_gradient(dd_x):
-                d_x_x = -8.0 * t2 * tanh_x
+                d_x_x = -8.0 * sigmoid_slope * tanh_x
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient
@@ -112,3 +112,16 @@ def _float_inputs(**inputs):
             dtype = value_dtype
     dtype = dtype or tf.float32
     return [tf.convert_to_tensor(value, dtype=dtype) for value in inputs.values()]
+
+
+@tf.custom_gradient
+def _sigmoid_slope(u):
+    """sigmoid(u) * sigmoid(-u) as 1 / (exp(u) + 2 + exp(-u)): 0.41 mean bits in float32 against 1.1 for two sigmoids.
+
+    Its gradient, -slope * tanh(u/2), is given here: TF's own would be inf * 0 where exp(|u|) overflows.
+    """
+
+    def gradient(dy):
+        return dy * -_sigmoid_slope(u) * tf.math.tanh(0.5 * u)
+
+    return 1 / (tf.math.exp(u) + 2 + tf.math.exp(-u)), gradient

@@ -18,7 +18,7 @@ import sympy as sp
 
 from generator import guards, judge, regimes
 from generator.errors import GeneratorError
-from generator.primitives import naive
+from generator.primitives import lower_sigmoid_pairs, naive
 from generator.stabilize import RULES, optimize, variants
 
 # Put only expressions this small over a common denominator and factor them
@@ -130,6 +130,10 @@ def derive(
         for idx in partials:
             partials[idx], notes = _add_regimes(partials[idx], raw[idx], x, expr)
             fired.extend(n for n in notes if n not in fired)
+    lowered = {i: lower_sigmoid_pairs(e) for i, e in partials.items()}
+    if lowered != partials:
+        fired.append("sigmoid_slope")
+        partials = lowered
     accuracy = _accuracy(
         {i: e.xreplace(defaults) for i, e in partials.items()},
         {i: e.xreplace(defaults) for i, e in raw.items()},

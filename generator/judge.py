@@ -32,6 +32,10 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _sigmoid_slope(x: np.ndarray) -> np.ndarray:
+    return 1 / (np.exp(x) + 2 + np.exp(-x))
+
+
 def _log1mexp(x: np.ndarray) -> np.ndarray:
     return np.where(x < math.log(2), np.log(-np.expm1(-x)), np.log1p(-np.exp(-x)))
 
@@ -95,6 +99,7 @@ def _like(f: Callable[[object], object]) -> Callable[[np.ndarray], np.ndarray]:
 NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "exp": _exp,
     "sigmoid": _flushed(_sigmoid),
+    "sigmoid_slope": _flushed(_sigmoid_slope),
     "softplus": _flushed(lambda x: np.logaddexp(np.zeros_like(x), x)),
     "logaddexp": np.logaddexp,
     "log1mexp": _log1mexp,
@@ -407,6 +412,7 @@ OP_COST: dict[str, float] = {
     "sqrt": 0.6,
     "tanh": 0.7,
     "sigmoid": 1.0,
+    "sigmoid_slope": 2.5,  # two exps; the pair it replaces costs two sigmoids
     "softplus": 4.2,
     "erf": 0.9,
     "erfc": 2.4,
