@@ -22,7 +22,7 @@ _RULE_WHY = {rule.name: rule.why for rule in (*RULES, *VARIANTS)} | {
     "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
     "asymptote": "far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the "
     "leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value",
-    "sigmoid_slope": "sigmoid(u)*sigmoid(-u) as 1/(exp(u) + 2 + exp(-u)): a third of the rounding error of two "
+    "sigmoid_slope": "sigmoid(u)*sigmoid(-u) as exp(-|u|)/(1 + exp(-|u|))**2: one exp, half the rounding of two "
     "TF sigmoids",
 }
 

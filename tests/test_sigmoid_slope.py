@@ -1,10 +1,10 @@
-"""sigmoid_slope: sigmoid(u)*sigmoid(-u) emitted as 1/(exp(u) + 2 + exp(-u)).
+"""sigmoid_slope: sigmoid(u)*sigmoid(-u) emitted as exp(-|u|)/(1 + exp(-|u|))**2.
 
 The lowering (primitives.lower_sigmoid_pairs) must give exactly the expected
 forms, keep the value, and leave the pair alone where both sigmoids are needed
 elsewhere. In TensorFlow, the emitted helper must beat TF's own two-sigmoid
 product against mpmath, and its gradient (what TF uses for the orders beyond
-the generated ones) must stay right and finite, also where exp(|u|) overflows.
+the generated ones) must stay right: at u = 0 TF's own would take abs' as 0.
 """
 
 from __future__ import annotations
