@@ -17,7 +17,8 @@ Stabilising rewrites applied:
     - expm1: exp(u) - 1 cancels near 0; expm1 does not
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
-over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
+over the whole float range and around nonzero roots; the forms evaluated with NumPy
+stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.01 bits, 100.0% of 139 points within 3 bits
     order 1: max 1.6 bits, mean 0.12 bits, 100.0% of 139 points within 3 bits

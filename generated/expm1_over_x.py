@@ -20,7 +20,8 @@ Stabilising rewrites applied:
     - asymptote: far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
-over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
+over the whole float range and around nonzero roots; the forms evaluated with NumPy
+stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.07 bits, 100.0% of 139 points within 3 bits
     order 1: max 1.0 bits, mean 0.08 bits, 100.0% of 139 points within 3 bits

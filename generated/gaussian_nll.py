@@ -26,7 +26,8 @@ Stabilising rewrites applied:
     - distribute_quotient: (a + w**k)/b**n: w**k overflows where the quotient need not; a/b**n + (w/b)**n*w**(k-n) does not
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
-over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
+over the whole float range and around nonzero roots; the forms evaluated with NumPy
+stand-ins for the TF ops):
 
     f: max 1.6 bits, mean 0.19 bits, 100.0% of 158 points within 3 bits
     order 1: max 27.6 bits, mean 0.26 bits, 99.9% of 804 points within 3 bits

@@ -21,7 +21,8 @@ Stabilising rewrites applied:
     - balance_ratio: a**k/b**k overflows where a/b does not
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
-over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
+over the whole float range and around nonzero roots; the forms evaluated with NumPy
+stand-ins for the TF ops):
 
     f: max 0.0 bits, mean 0.00 bits, 100.0% of 232 points within 3 bits
     order 1: max 1.6 bits, mean 0.04 bits, 100.0% of 464 points within 3 bits

@@ -18,7 +18,8 @@ Stabilising rewrites applied:
     - exp_over_expm1_squared: exp(u)/expm1(u)**2 is inf/inf where exp overflows
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
-over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
+over the whole float range and around nonzero roots; the forms evaluated with NumPy
+stand-ins for the TF ops):
 
     f: max 2.0 bits, mean 0.14 bits, 100.0% of 69 points within 3 bits
     order 1: max 1.0 bits, mean 0.09 bits, 100.0% of 138 points within 3 bits

@@ -18,7 +18,8 @@ Stabilising rewrites applied:
     - sech_squared: 1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
-over the whole float range; the forms evaluated with NumPy stand-ins for the TF ops):
+over the whole float range and around nonzero roots; the forms evaluated with NumPy
+stand-ins for the TF ops):
 
     f: max 1.6 bits, mean 0.15 bits, 100.0% of 139 points within 3 bits
     order 1: max 1.0 bits, mean 0.07 bits, 100.0% of 139 points within 3 bits

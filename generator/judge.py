@@ -314,10 +314,79 @@ def _sample_reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np
     return _reference(expr, symbols, sample_points(len(symbols)))
 
 
+# Cancellation around a nonzero root (swish' at -1.278, 1/(1-x)**2 - 1/x**2 at 0.5) loses
+# about log2(1/d) bits at a relative distance d from it, where the grid seldom falls.
+# Roots are looked for where the truth changes sign between grid points of one sign
+# with |x| <= ROOT_RANGE; around the first MAX_ROOTS the judge adds points at these
+# relative distances, on both sides.
+ROOT_RANGE = 100.0
+MAX_ROOTS = 4
+ROOT_DISTANCES = (2.0**-5, 2.0**-10)
+_BISECTIONS = 24
+
+
+def judged_points(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The points the judge scores forms of `truth_expr` at: the sample points, and in
+    one variable points around the truth's nonzero roots; with the truth there and
+    where mpmath's value of the textbook form was a real infinity."""
+    points = sample_points(len(symbols))
+    truth, infinite = _sample_reference(truth_expr, symbols)
+    if len(symbols) != 1:
+        return points, truth, infinite
+    near, near_truth, near_infinite = _near_roots(truth_expr, symbols)
+    return (
+        np.concatenate([points, near], axis=1),
+        np.concatenate([truth, near_truth]),
+        np.concatenate([infinite, near_infinite]),
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _near_roots(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    grid_points = sample_points(1)[0]
+    truth = sample_reference(expr, symbols)
+    fn = _mp_function(expr, symbols)
+    roots: list[float] = []
+    for i in range(1, len(grid_points) - 1):
+        a, b = grid_points[i], grid_points[i + 1]
+        if a * b <= 0 or max(abs(a), abs(b)) > ROOT_RANGE or not np.isfinite(truth[i - 1 : i + 2]).all():
+            continue
+        signs = np.sign(truth[i - 1 : i + 2])
+        if signs[1] == 0 and signs[0] * signs[2] < 0:
+            roots.append(a)
+        elif signs[1] * signs[2] < 0:
+            root = _bisect(fn, a, b, signs[1] > 0)
+            if root is not None:
+                roots.append(root)
+    roots = sorted(roots, key=abs)[:MAX_ROOTS]
+    near = np.array(
+        [r * (1 + s * d) for r in roots for d in ROOT_DISTANCES for s in (-1, 1)], dtype=np.float32
+    ).astype(np.float64)[None, :]
+    near_truth, near_infinite = _reference(expr, symbols, near)
+    return near, near_truth, near_infinite
+
+
+def _bisect(fn: Callable[..., object], a: float, b: float, positive_at_a: bool) -> float | None:
+    """A root of fn between a and b, to about 2**-24 of their distance (None where fn is undefined)."""
+    with mpmath.workdps(_DPS):
+        for _ in range(_BISECTIONS):
+            middle = (a + b) / 2
+            value = _mp_value_at(fn, np.array([middle]))
+            if not isinstance(value, mpmath.mpf):
+                return None
+            if value == 0:
+                return middle
+            if (value > 0) == positive_at_a:
+                a = middle
+            else:
+                b = middle
+    return (a + b) / 2
+
+
 def accuracy(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> np.ndarray:
-    """Bits of error of `expr` at the sample points where the truth is defined."""
-    truth = sample_reference(truth_expr, symbols)
-    bits = bits_of_error(evaluate32(expr, symbols, sample_points(len(symbols))), truth)
+    """Bits of error of `expr` at the judge's points where the truth is defined."""
+    points, truth, _ = judged_points(truth_expr, symbols)
+    bits = bits_of_error(evaluate32(expr, symbols, points), truth)
     return bits[~np.isnan(truth)]
 
 
@@ -476,14 +545,13 @@ def best(
     unique = list(dict.fromkeys(candidates))
     if len(unique) == 1:
         return unique[0]
-    points = sample_points(len(symbols))
-    truth, lost = _sample_reference(truth_expr, symbols)
+    points, truth, lost = judged_points(truth_expr, symbols)
     if lost.any():
         # The textbook form can be beyond mpmath even at 400 digits: log(1 - sigmoid(z)) at
         # z = 3e5 is log(1 - (1 - 1e-130288)) = log(0). The candidates are the same function,
         # rewritten by identities, so where the textbook form's value is infinite the first
         # candidate's mpmath value stands in, if it is finite (a true pole stays excluded).
-        stand_in = sample_reference(unique[0], symbols)
+        stand_in = reference(unique[0], symbols, points)
         truth = np.where(lost & np.isfinite(stand_in), stand_in, truth)
     scores = [score(c, symbols, points, truth) for c in unique]
     good_enough = min(scores) + TIE_BITS

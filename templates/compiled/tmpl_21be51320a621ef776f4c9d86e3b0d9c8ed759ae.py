@@ -87,7 +87,7 @@ def root(context, missing=missing):
         l_1_r = missing
     if environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'accuracy'):
         pass
-        yield '\nAccuracy measured at generation (bits of error against mpmath, float32, on a grid\nover the whole float range; the forms evaluated with NumPy stand-ins for the TF ops'
+        yield '\nAccuracy measured at generation (bits of error against mpmath, float32, on a grid\nover the whole float range and around nonzero roots; the forms evaluated with NumPy\nstand-ins for the TF ops'
         if environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'params'):
             pass
             yield ';\nparameters at their defaults: '
@@ -371,4 +371,4 @@ def root(context, missing=missing):
     l_1_helper = missing
 
 blocks = {}
-debug_info = '2=50&3=52&4=54&5=56&9=62&10=66&13=72&14=74&15=78&19=81&20=85&23=88&26=91&27=95&29=106&30=110&37=114&39=116&40=118&41=122&42=124&47=126&52=128&53=133&54=149&55=164&58=166&59=170&61=173&62=177&67=183&70=187&71=201&72=205&73=207&74=211&76=216&77=220&79=229&80=232&81=238&82=241&84=246&85=252&86=254&87=258&90=260&91=265&92=269&95=278&96=284&97=285&98=288&99=293&101=297&102=301&103=303&104=306&106=322&108=332&110=336&113=343&114=347&115=349&116=351&142=355&154=358&164=361&167=365'
+debug_info = '2=50&3=52&4=54&5=56&9=62&10=66&13=72&14=74&15=78&19=81&20=85&23=88&27=91&28=95&30=106&31=110&38=114&40=116&41=118&42=122&43=124&48=126&53=128&54=133&55=149&56=164&59=166&60=170&62=173&63=177&68=183&71=187&72=201&73=205&74=207&75=211&77=216&78=220&80=229&81=232&82=238&83=241&85=246&86=252&87=254&88=258&91=260&92=265&93=269&96=278&97=284&98=285&99=288&100=293&102=297&103=301&104=303&105=306&107=322&109=332&111=336&114=343&115=347&116=349&117=351&143=355&155=358&165=361&168=365'
