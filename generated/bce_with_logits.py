@@ -47,7 +47,8 @@ import tensorflow as tf
 
 __all__ = ["bce_with_logits"]
 
-_HALF_DTYPES = (tf.float16, tf.bfloat16)
+# Inputs of these dtypes are computed in the wider one and rounded once at the end.
+_WIDER = {tf.float16: tf.float32, tf.bfloat16: tf.float32}
 
 
 def bce_with_logits(z, t):
@@ -63,12 +64,12 @@ def bce_with_logits(z, t):
     """
     z, t = _float_inputs(z=z, t=t)
     dtype = z.dtype
-    if dtype in _HALF_DTYPES:
-        z = tf.cast(z, tf.float32)
-        t = tf.cast(t, tf.float32)
+    if dtype in _WIDER:
+        z = tf.cast(z, _WIDER[dtype])
+        t = tf.cast(t, _WIDER[dtype])
     z, t = _broadcast(z, t)
     result = _bce_with_logits(z, t)
-    if dtype in _HALF_DTYPES:
+    if dtype in _WIDER:
         return tf.cast(result, dtype)
     return result
 

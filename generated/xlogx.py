@@ -39,7 +39,8 @@ import tensorflow as tf
 
 __all__ = ["xlogx"]
 
-_HALF_DTYPES = (tf.float16, tf.bfloat16)
+# Inputs of these dtypes are computed in the wider one and rounded once at the end.
+_WIDER = {tf.float16: tf.float32, tf.bfloat16: tf.float32}
 
 
 def xlogx(x):
@@ -54,10 +55,10 @@ def xlogx(x):
     """
     (x,) = _float_inputs(x=x)
     dtype = x.dtype
-    if dtype in _HALF_DTYPES:
-        x = tf.cast(x, tf.float32)
+    if dtype in _WIDER:
+        x = tf.cast(x, _WIDER[dtype])
     result = _xlogx(x)
-    if dtype in _HALF_DTYPES:
+    if dtype in _WIDER:
         return tf.cast(result, dtype)
     return result
 

@@ -163,7 +163,9 @@ def _generate_all(config: Config) -> dict[Path, str]:
 
 def generate_function(config: Config, function: FunctionConfig) -> str:
     """One function's module source; errors name the function's key in the config file."""
-    spec = Spec(function.expr, function.name, function.variables, function.order, function.params)
+    spec = Spec(
+        function.expr, function.name, function.variables, function.order, function.params, function.float64_inside
+    )
     try:
         return generate(spec)
     except GeneratorError as exc:

@@ -8,6 +8,7 @@ included, is a GeneratorError that names the key and the file.
     [tool.generator]
     output = "generated"          # the package directory, relative to the file
     order = 2                     # default for functions that give none
+    float64-inside = false        # default: compute float32 inputs in float64 (--float64-inside)
 
     [[tool.generator.functions]]
     name = "softplus"
@@ -15,6 +16,7 @@ included, is a GeneratorError that names the key and the file.
     vars = ["x"]                  # optional: argument order (default: sorted)
     order = 3                     # optional
     params = { beta = 10.0 }      # optional: keyword-only arguments, not differentiated
+    float64-inside = true         # optional
 
 Hands on: a `Config` for `build` and `report`.
 """
@@ -35,8 +37,8 @@ from generator.pipeline import DEFAULT_ORDER, MAX_ORDER
 PYPROJECT = "pyproject.toml"
 TABLE = "tool.generator"
 
-_TOP_KEYS = frozenset({"output", "order", "functions"})
-_FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params"})
+_TOP_KEYS = frozenset({"output", "order", "float64_inside", "functions"})
+_FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", "float64_inside"})
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class FunctionConfig:
     order: int
     params: tuple[tuple[str, float], ...]  # (name, default) in the file's order
     key: str  # where it is in the file, for messages: tool.generator.functions[3]
+    float64_inside: bool = False  # float32 inputs computed in float64 (--float64-inside)
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,11 @@ class _Reader:
             raise self.error(key, f"{text!r} is not a valid Python identifier")
         return text
 
+    def flag(self, value: Any, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.error(key, f"expected true or false, got {_describe(value)}")
+        return value
+
     def order(self, value: Any, key: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ORDER:
             raise self.error(key, f"expected an integer from 1 to {MAX_ORDER}, got {_describe(value)}")
@@ -180,7 +188,10 @@ def _validate(raw: Any, path: Path) -> Config:
     entries = top.get("functions")
     if not isinstance(entries, list) or not entries:
         raise read.error(f"{TABLE}.functions", "expected one or more [[tool.generator.functions]] tables")
-    functions = [_function(read, entry, f"{TABLE}.functions[{i}]", order) for i, entry in enumerate(entries)]
+    inside = read.flag(top.get("float64_inside", False), f"{TABLE}.float64_inside")
+    functions = [
+        _function(read, entry, f"{TABLE}.functions[{i}]", order, inside) for i, entry in enumerate(entries)
+    ]
     _check_unique(read, functions, lambda name: name, "the name of another function")
     # Two names that differ only in case collide on case-insensitive file systems.
     _check_unique(
@@ -197,7 +208,7 @@ def _validate(raw: Any, path: Path) -> Config:
     )
 
 
-def _function(read: _Reader, entry: Any, key: str, default_order: int) -> FunctionConfig:
+def _function(read: _Reader, entry: Any, key: str, default_order: int, default_inside: bool) -> FunctionConfig:
     fields = read.table(entry, key, _FUNCTION_KEYS)
     for required in ("name", "expr"):
         if required not in fields:
@@ -212,6 +223,7 @@ def _function(read: _Reader, entry: Any, key: str, default_order: int) -> Functi
         order=read.order(fields.get("order", default_order), f"{key}.order"),
         params=read.params(fields.get("params", {}), f"{key}.params"),
         key=key,
+        float64_inside=read.flag(fields.get("float64_inside", default_inside), f"{key}.float64_inside"),
     )
 
 

@@ -71,12 +71,16 @@ def derive(
     variables: tuple[sp.Symbol, ...],
     order: int,
     defaults: dict[sp.Symbol, sp.Expr] | None = None,
+    *,
+    float64_inside: bool = False,
 ) -> Derivation:
     """Stabilise f and derive all partials of orders 1..order.
 
     `defaults` maps the parameters, symbols that are not differentiated, to
     their default values. The judge measures forms at those values; regimes,
     whose thresholds would hold for those values only, are not used.
+    With `float64_inside`, the accuracy reported is of the forms computed in float64
+    and rounded to float32 (forms are still chosen for float32).
     """
     defaults = defaults or {}
     fired: list[str] = []
@@ -139,6 +143,7 @@ def derive(
         {i: e.xreplace(defaults) for i, e in raw.items()},
         variables,
         order,
+        np.float64 if float64_inside else np.float32,
     )
     guarded = {i: guards.guard_branches(e, defaults) for i, e in partials.items() if len(i) == order}
     guarded = {i: e for i, e in guarded.items() if e != partials[i]}
@@ -176,12 +181,16 @@ def _add_regimes(
 
 
 def _accuracy(
-    partials: dict[Index, sp.Expr], raw: dict[Index, sp.Expr], variables: tuple[sp.Symbol, ...], order: int
+    partials: dict[Index, sp.Expr],
+    raw: dict[Index, sp.Expr],
+    variables: tuple[sp.Symbol, ...],
+    order: int,
+    dtype: type,
 ) -> tuple[str, ...]:
-    """Max and mean bits of error per order, over the judge's float32 sample points."""
+    """Max and mean bits of error per order of float32 results computed in `dtype`, over the judge's points."""
     lines = []
     for k in range(min(order, MEASURED_ORDERS) + 1):
-        bits = [judge.accuracy(e, raw[idx], variables) for idx, e in partials.items() if len(idx) == k]
+        bits = [judge.accuracy(e, raw[idx], variables, dtype) for idx, e in partials.items() if len(idx) == k]
         allbits = np.concatenate(bits) if bits else np.zeros(0)
         if allbits.size == 0:
             continue

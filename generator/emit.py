@@ -68,6 +68,7 @@ def build_model(
     expression: str,
     command: str,
     params: tuple[tuple[str, float], ...] = (),
+    float64_inside: bool = False,
 ) -> ModuleModel:
     variables = tuple(v.name for v in derivation.variables)
     param_names = tuple(p for p, _ in params)
@@ -187,4 +188,5 @@ def build_model(
         rewrites=tuple(f"{r}: {_RULE_WHY[r]}" for r in derivation.rewrites),
         accuracy=derivation.accuracy,
         helpers=tuple(sorted(printer.helpers)),
+        float64_inside=float64_inside,
     )

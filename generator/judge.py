@@ -383,10 +383,13 @@ def _bisect(fn: Callable[..., object], a: float, b: float, positive_at_a: bool) 
     return (a + b) / 2
 
 
-def accuracy(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> np.ndarray:
-    """Bits of error of `expr` at the judge's points where the truth is defined."""
+def accuracy(
+    expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], dtype: type = np.float32
+) -> np.ndarray:
+    """Bits of error of `expr`, computed in `dtype` and rounded to float32, at the judge's
+    points where the truth is defined."""
     points, truth, _ = judged_points(truth_expr, symbols)
-    bits = bits_of_error(evaluate32(expr, symbols, points), truth)
+    bits = bits_of_error(evaluate(expr, symbols, points, dtype), truth)
     return bits[~np.isnan(truth)]
 
 

@@ -63,3 +63,4 @@ class ModuleModel:
     rewrites: tuple[str, ...]  # "name: why" for each stabilising rule that fired
     accuracy: tuple[str, ...]  # one line per order, empty when not measured
     helpers: tuple[str, ...]  # names of module-level helper functions used
+    float64_inside: bool = False  # float32 inputs are computed in float64

@@ -18,7 +18,7 @@ from generator.primitives import pick
 ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth")
 # Module-level names of the generated file (templates/module.py.j2 and templates/helpers/).
 MODULE_NAMES = frozenset(
-    {"tf", "_HALF_DTYPES", "_float_inputs", "_broadcast", "_parameter", "_hypot", "_logaddexp", "_log1mexp", "_logcosh", "_polyval", "_mul_exp", "_hypot_ratio", "_sigmoid_slope"}
+    {"tf", "_WIDER", "_float_inputs", "_broadcast", "_parameter", "_hypot", "_logaddexp", "_log1mexp", "_logcosh", "_polyval", "_mul_exp", "_hypot_ratio", "_sigmoid_slope"}
 )
 RESERVED = MODULE_NAMES
 MAX_TEMP_NAME = 28

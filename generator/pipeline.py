@@ -29,12 +29,15 @@ class Spec:
     order: int = DEFAULT_ORDER
     # Keyword-only arguments of the generated function, not differentiated: (name, default).
     params: tuple[tuple[str, float], ...] = ()
+    # float32 inputs are computed in float64 and rounded once at the end.
+    float64_inside: bool = False
 
     def command(self, name: str, variables: tuple[str, ...]) -> str:
         """The CLI arguments that reproduce this module ('--' so that '-x' stays an expression)."""
         params = "".join(f" --param {p}={value!r}" for p, value in self.params)
+        inside = " --float64-inside" if self.float64_inside else ""
         return (
-            f"--name {name} --vars {','.join(variables)} --order {self.order}{params} "
+            f"--name {name} --vars {','.join(variables)} --order {self.order}{params}{inside} "
             f"-- {shlex.quote(self.expression)}"
         )
 
@@ -71,13 +74,14 @@ def generate(spec: Spec) -> str:
         raise GeneratorError("the name 'tf' would shadow the tensorflow import; rename it")
     if name in params:
         raise GeneratorError(f"function name {name!r} is also a parameter; choose another --name")
-    derivation = derive(expr, symbols, spec.order, defaults)
+    derivation = derive(expr, symbols, spec.order, defaults, float64_inside=spec.float64_inside)
     model = build_model(
         derivation,
         name=name,
         expression=spec.expression,
         command=spec.command(name, variables),
         params=spec.params,
+        float64_inside=spec.float64_inside,
     )
     return format_source(render(model))
 

@@ -82,21 +82,22 @@ def tf():
 
 @pytest.fixture(scope="session")
 def load_module(tmp_path_factory: pytest.TempPathFactory, tf):
-    """load_module(expr, name=None, variables=None, order=2, params=()) -> the imported generated module.
+    """load_module(expr, name=None, variables=None, order=2, params=(), float64_inside=False) -> the imported module.
 
     `params` are the Spec's keyword-only parameters: ((name, default), ...).
-    Generated once per (expr, name, variables, order, params) for the whole session.
+    Generated once per set of arguments for the whole session.
     """
     from generator import Spec, generate
 
     directory = tmp_path_factory.mktemp("generated_modules")
     cache: dict[tuple, object] = {}
 
-    def load(expr: str, name: str | None = None, variables=None, order: int = 2, params=()):
+    def load(expr: str, name: str | None = None, variables=None, order: int = 2, params=(), float64_inside=False):
         params = tuple((p, value) for p, value in params)
-        key = (expr, name, None if variables is None else tuple(variables), order, params)
+        key = (expr, name, None if variables is None else tuple(variables), order, params, float64_inside)
         if key not in cache:
-            source = generate(Spec(expr, name=name, variables=key[2], order=order, params=params))
+            spec = Spec(expr, name=name, variables=key[2], order=order, params=params, float64_inside=float64_inside)
+            source = generate(spec)
             module_name = f"generated_{len(cache)}"
             path = directory / f"{module_name}.py"
             path.write_text(source, encoding="utf-8")

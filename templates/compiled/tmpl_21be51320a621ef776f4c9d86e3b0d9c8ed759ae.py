@@ -87,7 +87,11 @@ def root(context, missing=missing):
         l_1_r = missing
     if environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'accuracy'):
         pass
-        yield '\nAccuracy measured at generation (bits of error against mpmath, float32, on a grid\nover the whole float range and around nonzero roots; the forms evaluated with NumPy\nstand-ins for the TF ops'
+        yield '\nAccuracy measured at generation (bits of error against mpmath, float32'
+        if environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'float64_inside'):
+            pass
+            yield ' computed\nin float64'
+        yield ', on a grid\nover the whole float range and around nonzero roots; the forms evaluated with NumPy\nstand-ins for the TF ops'
         if environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'params'):
             pass
             yield ';\nparameters at their defaults: '
@@ -124,7 +128,11 @@ def root(context, missing=missing):
     yield str(environment.getitem(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'inputs'), 0))
     yield ')\n"""\n\nimport tensorflow as tf\n\n__all__ = ["'
     yield str(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'name'))
-    yield '"]\n\n_HALF_DTYPES = (tf.float16, tf.bfloat16)\n\n\n'
+    yield '"]\n\n# Inputs of these dtypes are computed in the wider one and rounded once at the end.\n_WIDER = {tf.float16: tf.float32, tf.bfloat16: tf.float32'
+    if environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'float64_inside'):
+        pass
+        yield ', tf.float32: tf.float64'
+    yield '}\n\n\n'
     l_0_arguments = (t_5(context.eval_ctx, environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'inputs')) + t_5(context.eval_ctx, t_6(context, environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'params'), 'first')))
     context.vars['arguments'] = l_0_arguments
     context.exported_vars.add('arguments')
@@ -183,7 +191,11 @@ def root(context, missing=missing):
     if (t_4(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'inputs')) > 1):
         pass
         yield ', broadcast against each other'
-    yield ', in their dtype. float16 and\n        bfloat16 are computed in float32 and rounded once at the end.\n    """\n    '
+    yield ', in their dtype. float16 and\n        bfloat16 are computed in float32'
+    if environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'float64_inside'):
+        pass
+        yield ', float32 in float64,'
+    yield ' and rounded once at the end.\n    """\n    '
     yield str((undefined(name='unpack') if l_0_unpack is missing else l_0_unpack))
     yield ' = _float_inputs('
     l_1_loop = missing
@@ -203,7 +215,7 @@ def root(context, missing=missing):
     yield str(environment.getitem(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'inputs'), 0))
     yield '.dtype\n    if '
     yield str(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'dtype_var'))
-    yield ' in _HALF_DTYPES:\n'
+    yield ' in _WIDER:\n'
     for l_1_v in environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'inputs'):
         _loop_vars = {}
         pass
@@ -211,7 +223,9 @@ def root(context, missing=missing):
         yield str(l_1_v)
         yield ' = tf.cast('
         yield str(l_1_v)
-        yield ', tf.float32)\n'
+        yield ', _WIDER['
+        yield str(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'dtype_var'))
+        yield '])\n'
     l_1_v = missing
     for (l_1_p, l_1_default) in environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'params'):
         _loop_vars = {}
@@ -250,7 +264,7 @@ def root(context, missing=missing):
     yield str(t_3(context.eval_ctx, (undefined(name='arguments') if l_0_arguments is missing else l_0_arguments), ', '))
     yield ')\n    if '
     yield str(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'dtype_var'))
-    yield ' in _HALF_DTYPES:\n        return tf.cast('
+    yield ' in _WIDER:\n        return tf.cast('
     yield str(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'result_var'))
     yield ', '
     yield str(environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'dtype_var'))
@@ -371,4 +385,4 @@ def root(context, missing=missing):
     l_1_helper = missing
 
 blocks = {}
-debug_info = '2=50&3=52&4=54&5=56&9=62&10=66&13=72&14=74&15=78&19=81&20=85&23=88&27=91&28=95&30=106&31=110&38=114&40=116&41=118&42=122&43=124&48=126&53=128&54=133&55=149&56=164&59=166&60=170&62=173&63=177&68=183&71=187&72=201&73=205&74=207&75=211&77=216&78=220&80=229&81=232&82=238&83=241&85=246&86=252&87=254&88=258&91=260&92=265&93=269&96=278&97=284&98=285&99=288&100=293&102=297&103=301&104=303&105=306&107=322&109=332&111=336&114=343&115=347&116=349&117=351&143=355&155=358&165=361&168=365'
+debug_info = '2=50&3=52&4=54&5=56&9=62&10=66&13=72&14=74&15=78&19=81&20=85&23=88&25=91&28=95&29=99&31=110&32=114&39=118&41=120&42=122&43=126&44=128&49=130&52=132&55=136&56=141&57=157&58=172&61=174&62=178&64=181&65=185&70=191&71=195&73=199&74=213&75=217&76=219&77=223&79=230&80=234&82=243&83=246&84=252&85=255&87=260&88=266&89=268&90=272&93=274&94=279&95=283&98=292&99=298&100=299&101=302&102=307&104=311&105=315&106=317&107=320&109=336&111=346&113=350&116=357&117=361&118=363&119=365&145=369&157=372&167=375&170=379'

@@ -48,7 +48,8 @@ import tensorflow as tf
 
 __all__ = ["gaussian_nll"]
 
-_HALF_DTYPES = (tf.float16, tf.bfloat16)
+# Inputs of these dtypes are computed in the wider one and rounded once at the end.
+_WIDER = {tf.float16: tf.float32, tf.bfloat16: tf.float32}
 
 
 def gaussian_nll(x, m, s):
@@ -65,13 +66,13 @@ def gaussian_nll(x, m, s):
     """
     x, m, s = _float_inputs(x=x, m=m, s=s)
     dtype = x.dtype
-    if dtype in _HALF_DTYPES:
-        x = tf.cast(x, tf.float32)
-        m = tf.cast(m, tf.float32)
-        s = tf.cast(s, tf.float32)
+    if dtype in _WIDER:
+        x = tf.cast(x, _WIDER[dtype])
+        m = tf.cast(m, _WIDER[dtype])
+        s = tf.cast(s, _WIDER[dtype])
     x, m, s = _broadcast(x, m, s)
     result = _gaussian_nll(x, m, s)
-    if dtype in _HALF_DTYPES:
+    if dtype in _WIDER:
         return tf.cast(result, dtype)
     return result
 

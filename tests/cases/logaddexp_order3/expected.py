@@ -48,7 +48,8 @@ import tensorflow as tf
 
 __all__ = ["logaddexp"]
 
-_HALF_DTYPES = (tf.float16, tf.bfloat16)
+# Inputs of these dtypes are computed in the wider one and rounded once at the end.
+_WIDER = {tf.float16: tf.float32, tf.bfloat16: tf.float32}
 
 
 def logaddexp(x, y):
@@ -64,12 +65,12 @@ def logaddexp(x, y):
     """
     x, y = _float_inputs(x=x, y=y)
     dtype = x.dtype
-    if dtype in _HALF_DTYPES:
-        x = tf.cast(x, tf.float32)
-        y = tf.cast(y, tf.float32)
+    if dtype in _WIDER:
+        x = tf.cast(x, _WIDER[dtype])
+        y = tf.cast(y, _WIDER[dtype])
     x, y = _broadcast(x, y)
     result = _logaddexp_(x, y)
-    if dtype in _HALF_DTYPES:
+    if dtype in _WIDER:
         return tf.cast(result, dtype)
     return result
 
