@@ -18,8 +18,8 @@ import sympy as sp
 
 from generator import guards, judge, regimes
 from generator.errors import GeneratorError
-from generator.primitives import lower_sigmoid_pairs, naive
-from generator.stabilize import RULES, optimize, variants
+from generator.primitives import naive
+from generator.stabilize import RULES, lower_sigmoid_pairs, optimize, variants
 
 # Put only expressions this small over a common denominator and factor them
 # (sp.cancel, sp.factor; full sp.simplify took seconds on gelu_tanh): the other

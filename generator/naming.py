@@ -14,11 +14,12 @@ from collections.abc import Iterable, Sequence
 import sympy as sp
 
 from generator.primitives import pick
+from generator.printer import HELPERS
 
 ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth")
 # Module-level names of the generated file (templates/module.py.j2 and templates/helpers/).
 MODULE_NAMES = frozenset(
-    {"tf", "_WIDER", "_float_inputs", "_broadcast", "_parameter", "_hypot", "_logaddexp", "_log1mexp", "_logcosh", "_polyval", "_mul_exp", "_hypot_ratio", "_sigmoid_slope"}
+    {"tf", "_WIDER", "_float_inputs", "_broadcast", "_parameter", "_polyval", *HELPERS.values()}
 )
 RESERVED = MODULE_NAMES
 MAX_TEMP_NAME = 28

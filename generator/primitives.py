@@ -64,7 +64,7 @@ class sigmoid_slope(sp.Function):  # noqa: N801
     """sigmoid(x) * sigmoid(-x), the slope of sigmoid: exp(-|x|) / (1 + exp(-|x|))**2.
 
     Not produced by differentiation (sigmoid' stays the pair, which the rewrite
-    rules see through); `lower_sigmoid_pairs` puts it in the forms emitted.
+    rules see through); `stabilize.lower_sigmoid_pairs` puts it in the forms emitted.
     """
 
     nargs = 1
@@ -89,36 +89,6 @@ class sigmoid_slope(sp.Function):  # noqa: N801
 
     def _eval_is_positive(self) -> bool | None:
         return True if self.args[0].is_extended_real else None
-
-
-def lower_sigmoid_pairs(expr: sp.Expr) -> sp.Expr:
-    """`expr` with sigmoid(u)*sigmoid(-u) factors written as sigmoid_slope(u), for each u
-    where that leaves one of the two sigmoids uncomputed.
-
-    The slope has half the pair's rounding error, at about its cost: in float32 on
-    [-80, 80], TF's two sigmoids average 1.15 bits (max 2.8), exp(-|u|)/(1 + exp(-|u|))**2
-    0.57 (max 2.0), and 1/(exp(u) + 2 + exp(-u)) 0.41, but with two exps: 30% slower. Where both
-    sigmoids are needed elsewhere in `expr` (swish''), the pair stays: the slope would
-    add an exp.
-    """
-    found = expr.atoms(sigmoid)
-    for s in sorted(found, key=sp.default_sort_key):
-        u = s.args[0]
-        if u.could_extract_minus_sign() or sigmoid(-u) not in found:
-            continue
-        lowered = expr.replace(lambda n: isinstance(n, sp.Mul), lambda n: _lower_pair(n, u))
-        remaining = lowered.atoms(sigmoid)
-        if sigmoid(u) not in remaining or sigmoid(-u) not in remaining:
-            expr = lowered
-    return expr
-
-
-def _lower_pair(mul: sp.Mul, u: sp.Expr) -> sp.Expr:
-    powers = mul.as_powers_dict()
-    k = sp.Min(powers.get(sigmoid(u), 0), powers.get(sigmoid(-u), 0))
-    if not (k.is_Integer and k > 0):
-        return mul
-    return mul / (sigmoid(u) * sigmoid(-u)) ** k * sigmoid_slope(u) ** k
 
 
 class softplus(sp.Function):  # noqa: N801

@@ -88,11 +88,8 @@ def add_regimes(
                 sides[sign], score = option, trial
     if sides:
         result = _split(result, sides, x)
-    if result is expr:
-        return expr, ()
-    before = judge.score(expr, (x,), points, reference)
-    after = judge.score(result, (x,), points, reference)
-    if after >= before:
+    # `score` is the result's; the form's own is the mean of `bits` (judge.score).
+    if result is expr or score >= bits[defined].mean():
         return expr, ()
     notes = (("series",) if result.has(polyval) else ()) + (("asymptote",) if sides else ())
     return result, notes

@@ -1,6 +1,6 @@
 """sigmoid_slope: sigmoid(u)*sigmoid(-u) emitted as exp(-|u|)/(1 + exp(-|u|))**2.
 
-The lowering (primitives.lower_sigmoid_pairs) must give exactly the expected
+The lowering (stabilize.lower_sigmoid_pairs) must give exactly the expected
 forms, keep the value, and leave the pair alone where both sigmoids are needed
 elsewhere. In TensorFlow, the emitted helper must beat TF's own two-sigmoid
 product against mpmath, and its gradient (what TF uses for the orders beyond
@@ -16,7 +16,8 @@ import sympy as sp
 from partials import assert_close, tf_partials
 
 from generator.measure import FLOAT32, bits_of_error
-from generator.primitives import lower_sigmoid_pairs, naive, sigmoid, sigmoid_slope
+from generator.primitives import naive, sigmoid, sigmoid_slope
+from generator.stabilize import lower_sigmoid_pairs
 
 x, y = sp.symbols("x y", real=True)
 s = sigmoid
@@ -65,11 +66,15 @@ def test_slope_is_even_and_differentiates_within_the_vocabulary() -> None:
     assert sp.simplify(naive(derivative) - sp.diff(naive(sigmoid_slope(x)), x)) == 0
 
 
+def _slope(v):
+    return mpmath.exp(-v) / (1 + mpmath.exp(-v)) ** 2
+
+
 def _truth(points: np.ndarray, k: int) -> np.ndarray:
     """d^k/dx^k of sigmoid(x)*sigmoid(-x) by mpmath at 50 digits."""
     with mpmath.workdps(50):
         return np.array(
-            [float(mpmath.diff(lambda v: mpmath.exp(-v) / (1 + mpmath.exp(-v)) ** 2, mpmath.mpf(float(p)), k)) for p in points]
+            [float(mpmath.diff(_slope, mpmath.mpf(float(p)), k)) for p in points]
         )
 
 
