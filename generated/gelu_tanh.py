@@ -23,9 +23,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 3.7 bits, mean 0.07 bits, 99.3% of 139 points within 3 bits
-    order 1: max 6.8 bits, mean 0.28 bits, 96.5% of 143 points within 3 bits
-    order 2: max 8.1 bits, mean 0.36 bits, 95.9% of 147 points within 3 bits
+    f: max 3.7 bits, mean 0.07 bits, 99.3% of 141 points within 3 bits
+    order 1: max 6.8 bits, mean 0.27 bits, 96.6% of 145 points within 3 bits
+    order 2: max 8.1 bits, mean 0.36 bits, 96.0% of 149 points within 3 bits
 
 Usage:
 

@@ -23,9 +23,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 25.7 bits, mean 0.79 bits, 97.8% of 139 points within 3 bits
-    order 1: max 25.7 bits, mean 0.87 bits, 95.1% of 143 points within 3 bits
-    order 2: max 9.7 bits, mean 0.71 bits, 92.5% of 147 points within 3 bits
+    f: max 25.7 bits, mean 0.79 bits, 97.9% of 141 points within 3 bits
+    order 1: max 25.7 bits, mean 0.86 bits, 95.2% of 145 points within 3 bits
+    order 2: max 9.7 bits, mean 0.70 bits, 92.6% of 149 points within 3 bits
 
 Usage:
 

@@ -23,9 +23,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 2.0 bits, mean 0.30 bits, 100.0% of 139 points within 3 bits
-    order 1: max 1.6 bits, mean 0.41 bits, 100.0% of 155 points within 3 bits
-    order 2: max 10.7 bits, mean 1.02 bits, 91.0% of 155 points within 3 bits
+    f: max 2.0 bits, mean 0.29 bits, 100.0% of 141 points within 3 bits
+    order 1: max 1.6 bits, mean 0.40 bits, 100.0% of 157 points within 3 bits
+    order 2: max 10.7 bits, mean 1.01 bits, 91.1% of 157 points within 3 bits
 
 Usage:
 

@@ -21,9 +21,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.18 bits, 100.0% of 155 points within 3 bits
-    order 1: max 4.8 bits, mean 0.46 bits, 97.4% of 155 points within 3 bits
-    order 2: max 9.9 bits, mean 0.71 bits, 93.5% of 155 points within 3 bits
+    f: max 1.0 bits, mean 0.18 bits, 100.0% of 157 points within 3 bits
+    order 1: max 4.8 bits, mean 0.46 bits, 97.5% of 157 points within 3 bits
+    order 2: max 9.9 bits, mean 0.70 bits, 93.6% of 157 points within 3 bits
 
 Usage:
 

@@ -21,9 +21,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 25.7 bits, mean 0.69 bits, 97.8% of 139 points within 3 bits
-    order 1: max 25.7 bits, mean 0.80 bits, 96.5% of 143 points within 3 bits
-    order 2: max 25.7 bits, mean 1.62 bits, 90.5% of 147 points within 3 bits
+    f: max 25.7 bits, mean 0.68 bits, 97.9% of 141 points within 3 bits
+    order 1: max 25.7 bits, mean 0.79 bits, 96.6% of 145 points within 3 bits
+    order 2: max 25.7 bits, mean 1.60 bits, 90.6% of 149 points within 3 bits
 
 Usage:
 

@@ -83,6 +83,7 @@ def derive(
     and rounded to float32 (forms are still chosen for float32).
     """
     defaults = defaults or {}
+    domain = expr.xreplace(defaults)  # derivatives count only where the function is real
     fired: list[str] = []
     rules_of: dict[sp.Expr, tuple[str, ...]] = {}
 
@@ -101,7 +102,7 @@ def derive(
         at_defaults: dict[sp.Expr, sp.Expr] = {}
         for candidate in candidates:
             at_defaults.setdefault(candidate.xreplace(defaults), candidate)
-        chosen = at_defaults[judge.best(list(at_defaults), truth.xreplace(defaults), variables)]
+        chosen = at_defaults[judge.best(list(at_defaults), truth.xreplace(defaults), variables, domain)]
         # Report the rules behind the forms actually emitted, not every candidate's.
         fired.extend(n for n in rules_of.get(chosen, ()) if n not in fired)
         return chosen
@@ -144,6 +145,7 @@ def derive(
         variables,
         order,
         np.float64 if float64_inside else np.float32,
+        domain,
     )
     guarded = {i: guards.guard_branches(e, defaults) for i, e in partials.items() if len(i) == order}
     guarded = {i: e for i, e in guarded.items() if e != partials[i]}
@@ -186,11 +188,13 @@ def _accuracy(
     variables: tuple[sp.Symbol, ...],
     order: int,
     dtype: type,
+    domain: sp.Expr,
 ) -> tuple[str, ...]:
-    """Max and mean bits of error per order of float32 results computed in `dtype`, over the judge's points."""
+    """Max and mean bits of error per order of float32 results computed in `dtype`, over the
+    judge's points where the function (`domain`) is real."""
     lines = []
     for k in range(min(order, MEASURED_ORDERS) + 1):
-        bits = [judge.accuracy(e, raw[idx], variables, dtype) for idx, e in partials.items() if len(idx) == k]
+        bits = [judge.accuracy(e, raw[idx], variables, dtype, domain) for idx, e in partials.items() if len(idx) == k]
         allbits = np.concatenate(bits) if bits else np.zeros(0)
         if allbits.size == 0:
             continue

@@ -116,6 +116,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "erf": _like(_erf),
     "erfc": _flushed(_like(_erfc)),
     "ipow": lambda b, k: b ** int(k),
+    "flushed_power": _flushed(lambda b, k: b ** int(k)),
     "clip": np.clip,
     "polyval": lambda coeffs, x: np.polyval([np.asarray(c, dtype=np.asarray(x).dtype) for c in coeffs], x),
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
@@ -131,7 +132,10 @@ def grid(dtype: type = np.float32) -> np.ndarray:
     mags = np.logspace(-37, 38.4, 48)
     # 85-95: where float32's exp overflows or turns subnormal while products with it may not.
     near = np.array([0.25, 0.5, 0.75, 0.9, 0.999, 1.001, 1.5, 2, 3, 5, 10, 20, 40, 80, 85, 88, 89, 90, 92, 95, 100])
-    values = np.sort(np.concatenate([-mags, -near, [0.0], near, mags]))
+    # Between 1/sqrt(float32 max) and sqrt(float32's smallest normal): x**2 flushes to 0
+    # while 1/x**2 is finite (logit'' is -1/x**2 there; a form with x**2 as a divisor is inf).
+    squares = np.array([8e-20])
+    values = np.sort(np.concatenate([-mags, -near, -squares, [0.0], squares, near, mags]))
     # Sorted and deduplicated by hand: np.unique imports numpy.ma (8 ms on a cold start).
     return values[np.concatenate([[True], values[1:] != values[:-1]])].astype(dtype)
 
@@ -153,6 +157,7 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
 # trouble points. Random pairs of grid values seldom meet these corners.
 _FAR = (1e36, 1e20, 1e6, -1e6, -1e20, -1e36)
 _ORDINARY = (0.999, 1 - 2.0**-24, 0.5, -2.0, 30.0, 1e15)
+_ALL_FAR = (3e38, -3e38)
 
 
 def _corners(n_vars: int) -> np.ndarray:
@@ -164,6 +169,9 @@ def _corners(n_vars: int) -> np.ndarray:
                 column = [_ORDINARY[(j + 2 * m) % len(_ORDINARY)] for m in range(n_vars)]
                 column[i] = far
                 columns.append(column)
+    # All inputs at one extreme: a sum of them overflows where their differences are 0
+    # ((s + x - m)/s at x = m = s = 3e38).
+    columns += [[far] * n_vars for far in _ALL_FAR]
     return np.array(columns, dtype=np.float32).astype(np.float64).T
 
 
@@ -325,20 +333,42 @@ ROOT_DISTANCES = (2.0**-5, 2.0**-10)
 _BISECTIONS = 24
 
 
-def judged_points(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def judged_points(
+    truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The points the judge scores forms of `truth_expr` at: the sample points, and in
     one variable points around the truth's nonzero roots; with the truth there and
-    where mpmath's value of the textbook form was a real infinity."""
+    where mpmath's value of the textbook form was a real infinity.
+
+    With `domain` (the function whose derivative `truth_expr` is), the truth is nan
+    where the function itself is not real: logit''s value at x = -1e38 is of no use,
+    and a form that overflows there must not lose to one that cancels at x = 0.49.
+    """
     points = sample_points(len(symbols))
     truth, infinite = _sample_reference(truth_expr, symbols)
+    outside = _outside(domain, symbols, points, sample=True) if domain is not None else None
     if len(symbols) != 1:
-        return points, truth, infinite
+        return points, _without(truth, outside), _without(infinite, outside)
     near, near_truth, near_infinite = _near_roots(truth_expr, symbols)
+    if domain is not None:
+        outside = np.concatenate([outside, _outside(domain, symbols, near)])
     return (
         np.concatenate([points, near], axis=1),
-        np.concatenate([truth, near_truth]),
-        np.concatenate([infinite, near_infinite]),
+        _without(np.concatenate([truth, near_truth]), outside),
+        _without(np.concatenate([infinite, near_infinite]), outside),
     )
+
+
+def _outside(domain: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, sample: bool = False) -> np.ndarray:
+    """Where `domain` is not real at `points` (neither a number nor a real infinity)."""
+    values, infinite = _sample_reference(domain, symbols) if sample else _reference(domain, symbols, points)
+    return np.isnan(values) & ~infinite
+
+
+def _without(values: np.ndarray, outside: np.ndarray | None) -> np.ndarray:
+    if outside is None:
+        return values
+    return np.where(outside, np.nan if values.dtype.kind == "f" else False, values)
 
 
 @functools.lru_cache(maxsize=256)
@@ -384,11 +414,15 @@ def _bisect(fn: Callable[..., object], a: float, b: float, positive_at_a: bool) 
 
 
 def accuracy(
-    expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], dtype: type = np.float32
+    expr: sp.Expr,
+    truth_expr: sp.Expr,
+    symbols: tuple[sp.Symbol, ...],
+    dtype: type = np.float32,
+    domain: sp.Expr | None = None,
 ) -> np.ndarray:
     """Bits of error of `expr`, computed in `dtype` and rounded to float32, at the judge's
-    points where the truth is defined."""
-    points, truth, _ = judged_points(truth_expr, symbols)
+    points where the truth (and `domain`, see judged_points) is defined."""
+    points, truth, _ = judged_points(truth_expr, symbols, domain)
     bits = bits_of_error(evaluate(expr, symbols, points, dtype), truth)
     return bits[~np.isnan(truth)]
 
@@ -428,7 +462,19 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[.
     # evaluate the same forms again (21 lambdify calls for 12 forms in `log(1+exp(x))`).
     # The module object, not the string "numpy": the string makes lambdify import
     # NumPy's lazy submodules (f2py among them), 150 ms on a cold start.
-    return sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, np], cse=True)
+    return sp.lambdify(symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, np], cse=True)
+
+
+class flushed_power(sp.Function):  # noqa: N801 - SymPy names functions in lower case
+    """b**k for an integer k >= 2, flushed as TF's square and products are: (8e-20)**2 is 0."""
+
+
+def _flush_powers(expr: sp.Expr) -> sp.Expr:
+    """`expr` with integer powers b**k, |k| >= 2, as flushed_power(b, |k|) (or its reciprocal)."""
+    return expr.replace(
+        lambda e: isinstance(e, sp.Pow) and e.exp.is_Integer and abs(e.exp) >= 2,
+        lambda e: flushed_power(e.base, abs(e.exp)) ** (1 if e.exp > 0 else -1),
+    )
 
 
 def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
@@ -542,13 +588,17 @@ def _node_cost(node: sp.Basic) -> float:
 
 
 def best(
-    candidates: Sequence[sp.Expr], truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]
+    candidates: Sequence[sp.Expr],
+    truth_expr: sp.Expr,
+    symbols: tuple[sp.Symbol, ...],
+    domain: sp.Expr | None = None,
 ) -> sp.Expr:
-    """The most accurate candidate (the cheapest, by `cost`, among near-equals)."""
+    """The most accurate candidate (the cheapest, by `cost`, among near-equals), measured
+    where the truth (and `domain`, see judged_points) is defined."""
     unique = list(dict.fromkeys(candidates))
     if len(unique) == 1:
         return unique[0]
-    points, truth, lost = judged_points(truth_expr, symbols)
+    points, truth, lost = judged_points(truth_expr, symbols, domain)
     if lost.any():
         # The textbook form can be beyond mpmath even at 400 digits: log(1 - sigmoid(z)) at
         # z = 3e5 is log(1 - (1 - 1e-130288)) = log(0). The candidates are the same function,

@@ -107,14 +107,6 @@ FAILING: dict[tuple[str, int], str] = {
         2,
     ): "dxdx: 96.4% within 3 bits, mean 0.54, max 4, 0 NaN/inf; worst at x=-4.0628065e+09: 2.7476904e-21 vs true 2.7476939e-21",
     (
-        "logit",
-        0,
-    ): "f: 99.3% within 3 bits, mean 0.32, max 5, 0 NaN/inf; worst at x=0.4897959: -0.040822014 vs true -0.040822096",
-    (
-        "logit",
-        2,
-    ): "dxdx: 98.0% within 3 bits, mean 0.52, max 4, 0 NaN/inf; worst at x=0.4897959: -0.32680297 vs true -0.32680357",
-    (
         "gaussian_nll",
         1,
     ): "ds: 97.3% within 3 bits, mean 0.57, max 30, 0 NaN/inf; worst at x=1.032006e-09, m=1.0000076, s=1.0000076: 0.0 vs true 2.0639805e-09",

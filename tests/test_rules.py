@@ -80,7 +80,13 @@ class Case:
 CASES: tuple[Case, ...] = (
     # exp(100) overflows float32 (max 3.4e38): log(1 + inf) = inf; the truth is 100.
     Case("log_sum_exp", sp.log(1 + sp.exp(x)), softplus(x), {x: (100.0,)}),
-    Case("log_sum_exp", sp.log(sp.exp(x) + sp.exp(y)), logaddexp(x, y), {x: (100.0,), y: (100.0,)}, label="logaddexp"),
+    Case(
+        "log_sum_exp",
+        sp.log(sp.exp(x) + sp.exp(y)),
+        logaddexp(x, y),
+        {x: (100.0,), y: (100.0,)},
+        label="logaddexp",
+    ),
     # 1 - exp(-1e-8) rounds to 0 in float32: log(0) = -inf; the truth is log(1e-8) = -18.4.
     Case("log1mexp", sp.log(1 - sp.exp(-x)), log1mexp(x), {x: (1e-8,)}),
     # 1/(1 + exp(u)) alone has no float32 trouble point: exp(u) overflows (u > 88.7) only where
@@ -117,7 +123,13 @@ CASES: tuple[Case, ...] = (
     Case("one_minus_sigmoid", 1 - sigmoid(2 * x), sigmoid(-2 * x), {x: (10.0,)}),
     # sigmoid(-100) = 3.7e-44 flushes to 0: log(0) = -inf; the truth is -100.
     Case("log_sigmoid", sp.log(sigmoid(x)), -softplus(-x), {x: (-100.0,)}),
-    Case("log_sigmoid", sp.log(sigmoid(x) ** 2), -2 * softplus(-x), {x: (-100.0,)}, label="power"),
+    Case(
+        "log_sigmoid",
+        sp.log(sigmoid(x) ** 2),
+        -2 * softplus(-x),
+        {x: (-100.0,)},
+        label="power",
+    ),
     # exp(1e-8) rounds to 1: exp(x) - 1 = 0; the truth is 1e-8.
     Case("expm1", sp.exp(x) - 1, expm1(x), {x: (1e-8,)}),
     Case("expm1", sp.exp(x) - 1 + x, expm1(x) + x, {x: (1e-8,)}, label="in_a_sum"),
@@ -131,13 +143,36 @@ CASES: tuple[Case, ...] = (
     # 0 * log(0) = 0 * -inf = nan; x*log(x) -> 0 as x -> 0+. The reference of the naive shape is
     # undefined at 0 (log of the left neighbour is complex), so the limit is given.
     Case("xlogy", x * sp.log(x), xlogy(x, x), {x: (0.0,)}, truth=(0.0,)),
-    Case("xlogy", -2 * x * sp.log(x), -2 * xlogy(x, x), {x: (0.0,)}, label="coefficient", truth=(0.0,)),
+    Case(
+        "xlogy",
+        -2 * x * sp.log(x),
+        -2 * xlogy(x, x),
+        {x: (0.0,)},
+        label="coefficient",
+        truth=(0.0,),
+    ),
     # (1e20)**2 overflows: sqrt(inf) = inf; (1e-25)**2 underflows: sqrt(0) = 0.
-    Case("hypot", sp.sqrt(x**2 + y**2), hypot(x, y), {x: (1e20, 1e-25), y: (1e20, -1e-25)}),
-    Case("hypot", 1 / sp.sqrt(x**2 + y**2), 1 / hypot(x, y), {x: (1e20,), y: (1e20,)}, label="reciprocal"),
+    Case(
+        "hypot",
+        sp.sqrt(x**2 + y**2),
+        hypot(x, y),
+        {x: (1e20, 1e-25), y: (1e20, -1e-25)},
+    ),
+    Case(
+        "hypot",
+        1 / sp.sqrt(x**2 + y**2),
+        1 / hypot(x, y),
+        {x: (1e20,), y: (1e20,)},
+        label="reciprocal",
+    ),
     Case("hypot", sp.sqrt(1 + x**2), hypot(1, x), {x: (1e20,)}, label="constant"),
     # pseudo-Huber after the hypot rule: hypot(1, 1e-4) = 1 + 5e-9 rounds to 1, minus 1 is 0.
-    Case("hypot_minus_const", hypot(1, x) - 1, x * (x / (hypot(1, x) + 1)), {x: (1e-4, -1e-4)}),
+    Case(
+        "hypot_minus_const",
+        hypot(1, x) - 1,
+        x * (x / (hypot(1, x) + 1)),
+        {x: (1e-4, -1e-4)},
+    ),
     Case(
         "hypot_minus_const",
         hypot(x, 2) - 2 + y,
@@ -161,10 +196,22 @@ CASES: tuple[Case, ...] = (
     Case("erfc", 1 + sp.erf(x), erfc(-x), {x: (-5.0,)}, label="plus"),
     # tanh(-10) = -1 + 4e-9 rounds to -1.
     Case("one_plus_tanh", 1 + sp.tanh(x), 2 * sigmoid(2 * x), {x: (-10.0,)}),
-    Case("one_plus_tanh", 1 - sp.tanh(x), 2 * sigmoid(-2 * x), {x: (10.0,)}, label="minus"),
+    Case(
+        "one_plus_tanh",
+        1 - sp.tanh(x),
+        2 * sigmoid(-2 * x),
+        {x: (10.0,)},
+        label="minus",
+    ),
     # sigmoid(+-1e-8) both round to 0.5: the difference is 0; the truth is 5e-9.
     Case("sigmoid_difference", sigmoid(x) - sigmoid(-x), sp.tanh(x / 2), {x: (1e-8,)}),
-    Case("sigmoid_difference", 3 * sigmoid(x) - 3 * sigmoid(-x), 3 * sp.tanh(x / 2), {x: (1e-8,)}, label="number"),
+    Case(
+        "sigmoid_difference",
+        3 * sigmoid(x) - 3 * sigmoid(-x),
+        3 * sp.tanh(x / 2),
+        {x: (1e-8,)},
+        label="number",
+    ),
     Case(
         "sigmoid_difference",
         t * sigmoid(x) - t * sigmoid(-x),
@@ -176,7 +223,12 @@ CASES: tuple[Case, ...] = (
     Case("sech_squared", 1 - sp.tanh(x) ** 2, sp.cosh(x) ** -2, {x: (10.0, -10.0)}),
     # expm1(x)**2 overflows at x = 50 and 60 (2.7e43, 1.3e52): its reciprocal is 0 and so is the
     # product; the truth is about exp(-x), 1.9e-22 and 8.8e-27.
-    Case("exp_over_expm1_squared", sp.exp(x) / expm1(x) ** 2, -1 / (expm1(x) * expm1(-x)), {x: (60.0, 50.0)}),
+    Case(
+        "exp_over_expm1_squared",
+        sp.exp(x) / expm1(x) ** 2,
+        -1 / (expm1(x) * expm1(-x)),
+        {x: (60.0, 50.0)},
+    ),
     # Each softplus is 0.693 near 0 and their difference -x is lost.
     Case("softplus_reflection", softplus(-x) - softplus(x), -x, {x: (1e-8,)}),
     # Binary cross-entropy with logits: at t = 1e7, x = 0 the terms are 6.9e6 and -6.9e6 and the
@@ -191,9 +243,20 @@ CASES: tuple[Case, ...] = (
     # (1e20)**2 overflows: inf/inf = nan; the ratio is 1.
     Case("balance_ratio", x**2 / y**2, ipow(x / y, 2), {x: (1e20,), y: (1e20,)}),
     # (1e15)**3 and (1e20)**2 both overflow: inf * 0 = nan; the truth is 1e5.
-    Case("balance_ratio", x**3 / y**2, x * ipow(x / y, 2), {x: (1e15,), y: (1e20,)}, label="unequal_powers"),
+    Case(
+        "balance_ratio",
+        x**3 / y**2,
+        x * ipow(x / y, 2),
+        {x: (1e15,), y: (1e20,)},
+        label="unequal_powers",
+    ),
     # (1e20)**2 = inf times exp(-1e40) = 0 is nan; the truth (1e40*exp(-1e40)) flushes to 0.
-    Case("balance_gaussian", x**2 * sp.exp(-(x**2)), ipow(x * sp.exp(-(x**2) / 2), 2), {x: (1e20, -1e20)}),
+    Case(
+        "balance_gaussian",
+        x**2 * sp.exp(-(x**2)),
+        ipow(x * sp.exp(-(x**2) / 2), 2),
+        {x: (1e20, -1e20)},
+    ),
     # A wide Gaussian: (2.7e6)**6 = 3.9e38 overflows where the product, 1.4e38, does not.
     Case(
         "balance_gaussian",
@@ -203,7 +266,12 @@ CASES: tuple[Case, ...] = (
         label="wide",
     ),
     # y**2 flushes to 0 at 1e-30 (x/0 = inf, truth 1e30) and overflows at 1e30 (x/inf = 0, truth 1e-30).
-    Case("divide_stepwise", x / y**2, ipow(x / y, 1) / y, {x: (1e-30, 1e30), y: (1e-30, 1e30)}),
+    Case(
+        "divide_stepwise",
+        x / y**2,
+        ipow(x / y, 1) / y,
+        {x: (1e-30, 1e30), y: (1e-30, 1e30)},
+    ),
     # softplus(z) - t*z at z = 3e5, t = 1 - 2**-24: z - t*z cancels to 0.0179 (t*z rounds by
     # 0.016); the reflected softplus(-z) + z*(1 - t) is exact.
     Case(
@@ -227,6 +295,17 @@ CASES: tuple[Case, ...] = (
         (1 - ipow(x / y, 2)) / y,
         1 / y - ipow(ipow(x / y, 1) / y, 1) * ipow(x / y, 1),
         {x: (1e36,), y: (1e13,)},
+    ),
+    # log((x + 1)/x) at x = 1.7e6: the ratio 1 + 5.9e-7 rounds by up to 6e-8, 10% of the log;
+    # (x + 1 - x)/x = 1/x is exact, and log1p keeps it.
+    Case(
+        "log_of_ratio",
+        sp.log((x + 1) / x),
+        sp.Piecewise(
+            (log1p(1 / x), sp.Abs(1 / x) <= sp.Rational(1, 2)),
+            (sp.log((x + 1) / x), True),
+        ),
+        {x: (1.7e6, 3.3e6)},
     ),
 )
 
@@ -264,6 +343,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("divide_stepwise", x / y),
     ("distribute_quotient", (1 - x**2) / y),
     ("reflection_split", softplus(x) - t * y),
+    ("log_of_ratio", sp.log(x + 1)),
 )
 
 
@@ -271,7 +351,11 @@ def _params(check: str) -> list[object]:
     """The cases for one check; a broken case is a strict xfail where the rule must fire."""
     params = []
     for case in CASES:
-        marks = [pytest.mark.xfail(strict=True, reason=case.broken)] if case.broken and check != "value" else []
+        marks = (
+            [pytest.mark.xfail(strict=True, reason=case.broken)]
+            if case.broken and check != "value"
+            else []
+        )
         params.append(pytest.param(case, id=case.id, marks=marks))
     return params
 
@@ -297,16 +381,28 @@ def test_keeps_the_value(case: Case) -> None:
 @pytest.mark.parametrize("case", _params("trouble"))
 def test_accurate_where_the_naive_shape_is_not(case: Case) -> None:
     symbols, points = case.points()
-    truth = judge.reference(case.naive, symbols, points) if case.truth is None else np.array(case.truth)
+    truth = (
+        judge.reference(case.naive, symbols, points)
+        if case.truth is None
+        else np.array(case.truth)
+    )
     assert np.isfinite(truth).all(), truth
     stable = _apply((case.rule, *case.then), case.naive)
-    naive_bits = judge.bits_of_error(judge.evaluate32(case.naive, symbols, points), truth)
+    naive_bits = judge.bits_of_error(
+        judge.evaluate32(case.naive, symbols, points), truth
+    )
     stable_bits = judge.bits_of_error(judge.evaluate32(stable, symbols, points), truth)
-    assert (stable_bits <= GOOD_BITS).all(), f"{stable}: {stable_bits} bits at {points.T.tolist()}"
-    assert (naive_bits > BAD_BITS).all(), f"{case.naive}: only {naive_bits} bits at {points.T.tolist()}"
+    assert (
+        stable_bits <= GOOD_BITS
+    ).all(), f"{stable}: {stable_bits} bits at {points.T.tolist()}"
+    assert (
+        naive_bits > BAD_BITS
+    ).all(), f"{case.naive}: only {naive_bits} bits at {points.T.tolist()}"
 
 
-@pytest.mark.parametrize(("rule", "expr"), NEAR_MISSES, ids=[f"{name}-{expr}" for name, expr in NEAR_MISSES])
+@pytest.mark.parametrize(
+    ("rule", "expr"), NEAR_MISSES, ids=[f"{name}-{expr}" for name, expr in NEAR_MISSES]
+)
 def test_leaves_near_misses_alone(rule: str, expr: sp.Expr) -> None:
     assert RULE_BY_NAME[rule](expr) == expr
 
@@ -349,7 +445,9 @@ ECONOMY_CASES: tuple[EconomyCase, ...] = (
         lossy=(-20.0,),
     ),
 )
-ECONOMY_PARAMS = [pytest.param(case, id=case.economy.__name__.lstrip("_")) for case in ECONOMY_CASES]
+ECONOMY_PARAMS = [
+    pytest.param(case, id=case.economy.__name__.lstrip("_")) for case in ECONOMY_CASES
+]
 
 
 @pytest.mark.parametrize("case", ECONOMY_PARAMS)
@@ -365,7 +463,9 @@ def test_economy_is_exact_on_one_side_only(case: EconomyCase) -> None:
     points = np.array([case.exact + case.lossy])
     truth = judge.reference(case.form, (x,), points)
     form_bits = judge.bits_of_error(judge.evaluate32(case.form, (x,), points), truth)
-    variant_bits = judge.bits_of_error(judge.evaluate32(case.variant, (x,), points), truth)
+    variant_bits = judge.bits_of_error(
+        judge.evaluate32(case.variant, (x,), points), truth
+    )
     assert (form_bits <= GOOD_BITS).all(), form_bits
     n = len(case.exact)
     assert (variant_bits[:n] <= GOOD_BITS).all(), variant_bits

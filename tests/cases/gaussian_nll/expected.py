@@ -29,9 +29,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.6 bits, mean 0.19 bits, 100.0% of 158 points within 3 bits
-    order 1: max 27.6 bits, mean 0.26 bits, 99.9% of 804 points within 3 bits
-    order 2: max 32.0 bits, mean 0.24 bits, 99.8% of 1608 points within 3 bits
+    f: max 2.0 bits, mean 0.20 bits, 100.0% of 159 points within 3 bits
+    order 1: max 29.8 bits, mean 0.39 bits, 99.8% of 477 points within 3 bits
+    order 2: max 32.0 bits, mean 0.48 bits, 99.3% of 954 points within 3 bits
 
 Usage:
 

@@ -1,0 +1,103 @@
+"""The points the judge scores at: around nonzero roots, where cancellation loses bits that
+the grid misses, and only where the function itself is defined."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from generator import judge
+from generator.primitives import ipow
+
+x, y = sp.symbols("x y", real=True)
+
+
+def _roots_seen(expr: sp.Expr) -> np.ndarray:
+    near = judge._near_roots(expr, (x,))[0][0]
+    # Points come in fours around each root: r(1 - d1), r(1 + d1), r(1 - d2), r(1 + d2).
+    return near.reshape(-1, 4)[:, 2:].mean(axis=1)
+
+
+def test_finds_the_root_between_grid_points() -> None:
+    roots = _roots_seen(sp.log(x) + 1)
+    assert len(roots) == 1
+    assert math.isclose(roots[0], math.exp(-1), rel_tol=1e-6)
+
+
+def test_a_root_on_a_grid_point_and_roots_of_both_signs() -> None:
+    assert math.isclose(_roots_seen(2 * x - 1)[0], 0.5, rel_tol=1e-6)
+    assert sorted(np.round(_roots_seen(x**2 - 2), 5)) == [-1.41421, 1.41421]
+
+
+def test_no_points_without_a_nonzero_root() -> None:
+    for expr in (sp.exp(x), x, x**3, 1 / x, sp.log(1 + sp.exp(x))):
+        assert judge._near_roots(expr, (x,))[0].size == 0, expr
+
+
+def test_at_most_max_roots_nearest_zero() -> None:
+    roots = _roots_seen(sp.sin(x))
+    assert len(roots) == judge.MAX_ROOTS
+    # Each a multiple of pi: within 1e-5 of one.
+    assert all(abs(r / math.pi - round(r / math.pi)) < 1e-5 / math.pi for r in roots)
+
+
+def test_the_judge_scores_near_roots() -> None:
+    # log(x) + 1 cancels near 1/e: on the grid alone it looks exact.
+    points, truth, _ = judge.judged_points(sp.log(x) + 1, (x,))
+    grid = judge.sample_points(1)
+    assert points.shape[1] == grid.shape[1] + 4
+    bits = judge.accuracy(sp.log(x) + 1, sp.log(x) + 1, (x,))
+    assert bits.max() > 6
+
+
+def test_several_variables_use_the_sample_points_only() -> None:
+    points, _, _ = judge.judged_points(x - y, (x, y))
+    assert points.shape == judge.sample_points(2).shape
+
+
+def test_a_derivative_counts_only_where_the_function_is_real() -> None:
+    logit = sp.log(x / (1 - x))
+    second = sp.diff(logit, x, 2)
+    points, everywhere, _ = judge.judged_points(second, (x,))
+    _, in_domain, _ = judge.judged_points(second, (x,), logit)
+    xs = points[0]
+    assert np.isfinite(everywhere[xs < 0]).any()  # f'' is real for x < 0; logit is not
+    assert np.isnan(
+        in_domain[(xs < 0) | (xs > 1)]
+    ).all()  # at 0 and 1 logit is a real infinity
+    assert np.array_equal(
+        in_domain[(xs > 0) & (xs < 1)], everywhere[(xs > 0) & (xs < 1)]
+    )
+    # 2x - 1 is exact near 0.5, where 1/x + 1/(x - 1) cancels. Divided step by step it
+    # meets no square that flushes to 0 (x = 8e-20); its products overflow at x = -1e38,
+    # outside logit's domain, which must not count.
+    cancelling = (1 / x + 1 / (x - 1)) / (x * (x - 1))
+    factored = (2 * x - 1) / (x**2 * (x - 1) ** 2)
+    stepwise = ipow(ipow((2 * x - 1) / x, 1) / (x - 1), 1) / (x * (x - 1))
+    candidates = [cancelling, factored, stepwise]
+    assert judge.best(candidates, second, (x,), logit) == stepwise
+    assert judge.best(candidates, second, (x,)) == cancelling
+
+
+def test_several_variables_with_a_domain() -> None:
+    nll = ((x - y) / y) ** 2 / 2 + sp.log(y)  # real for y > 0 only
+    points, truth, _ = judge.judged_points(sp.diff(nll, y), (x, y), nll)
+    assert np.isnan(truth[points[1] <= 0]).all()
+    assert np.isfinite(truth[points[1] > 0]).any()
+
+
+def test_squares_flush_as_in_tensorflow() -> None:
+    # TF's square of 8e-20 is 0 (its result, 6.4e-39, is subnormal): the judge's float32
+    # stand-ins must see the inf that x**-2 becomes there, or a form dividing by x**2 wins.
+    points = np.array([[8e-20, 3.0]])
+    assert judge.evaluate32(x**2, (x,), points).tolist() == [0.0, 9.0]
+    assert np.isinf(judge.evaluate32(1 / x**2, (x,), points)[0])
+    assert judge.evaluate32(ipow(1 / x, 1) / x, (x,), points)[0] == np.float32(
+        1 / 6.4e-39
+    )
+    grid = judge.sample_points(1)[0]
+    assert (
+        (np.abs(grid) > 5.42e-20) & (np.abs(grid) < 1.08e-19)
+    ).sum() == 2  # one point each side
