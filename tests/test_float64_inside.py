@@ -32,7 +32,9 @@ def gelu_mp(v):
 
 def _truth(fn, points: np.ndarray, k: int) -> np.ndarray:
     with mpmath.workdps(60):
-        return np.array([float(mpmath.diff(fn, mpmath.mpf(float(p)), k)) for p in points])
+        return np.array(
+            [float(mpmath.diff(fn, mpmath.mpf(float(p)), k)) for p in points]
+        )
 
 
 # (expression, its mpmath form, trouble points in float32)
@@ -45,7 +47,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("expr", "mp_fn", "trouble"), CASES, ids=["swish", "gelu"])
-def test_float32_results_are_right_where_float32_arithmetic_is_not(tf, load_module, expr, mp_fn, trouble) -> None:
+def test_float32_results_are_right_where_float32_arithmetic_is_not(
+    tf, load_module, expr, mp_fn, trouble
+) -> None:
     points = np.array(trouble, dtype=np.float32)
     wide = load_module(expr, name="wide", order=2, float64_inside=True)
     plain = load_module(expr, name="plain", order=2)
@@ -58,7 +62,9 @@ def test_float32_results_are_right_where_float32_arithmetic_is_not(tf, load_modu
         truth = _truth(mp_fn, points, k)
         bits = bits_of_error(got[index].numpy(), truth, FLOAT32)
         assert bits.max() <= 1, (k, got[index].numpy(), truth)
-        worst_plain = max(worst_plain, bits_of_error(base[index].numpy(), truth, FLOAT32).max())
+        worst_plain = max(
+            worst_plain, bits_of_error(base[index].numpy(), truth, FLOAT32).max()
+        )
     assert worst_plain > 3  # the points are trouble for float32 arithmetic
 
 
@@ -76,3 +82,36 @@ def test_cli_flag_is_in_the_header_and_the_docstring(capsys) -> None:
     assert "float32 computed\nin float64" in out
     plain = generate(Spec(SWISH))
     assert "tf.float32: tf.float64" not in plain and "--float64-inside" not in plain
+
+
+@pytest.mark.parametrize("beta", [1.0, 2.5])
+def test_parameters_are_computed_in_float64_too(tf, load_module, beta) -> None:
+    # A parameter is cast to the dtype the inputs are computed in: with a float32 tensor
+    # or a Python number for beta, swish(beta*x) stays right at its trouble points.
+    module = load_module(
+        "x/(1 + exp(-beta*x))",
+        name="wide",
+        order=2,
+        params=(("beta", 1.0),),
+        float64_inside=True,
+    )
+    points = np.array(
+        [-1.2785 / beta, -87.755104 / beta, -2.3994 / beta], dtype=np.float32
+    )
+
+    def scaled(v):
+        return v / (1 + mpmath.exp(-mpmath.mpf(beta) * v))
+
+    for given in (tf.constant(beta, tf.float32), beta):
+        got = tf_partials(
+            tf,
+            lambda x, given=given: module.wide(x, beta=given),
+            [tf.constant(points)],
+            2,
+        )
+        for k in range(3):
+            index = (0,) * k
+            assert got[index].dtype == tf.float32
+            truth = _truth(scaled, points, k)
+            bits = bits_of_error(got[index].numpy(), truth, FLOAT32)
+            assert bits.max() <= 1, (k, type(given).__name__, got[index].numpy(), truth)
