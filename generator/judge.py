@@ -346,12 +346,12 @@ def judged_points(
     """
     points = sample_points(len(symbols))
     truth, infinite = _sample_reference(truth_expr, symbols)
-    outside = _outside(domain, symbols, points, sample=True) if domain is not None else None
+    outside = _not_real(*_sample_reference(domain, symbols)) if domain is not None else None
     if len(symbols) != 1:
         return points, _without(truth, outside), _without(infinite, outside)
     near, near_truth, near_infinite = _near_roots(truth_expr, symbols)
     if domain is not None:
-        outside = np.concatenate([outside, _outside(domain, symbols, near)])
+        outside = np.concatenate([outside, _not_real(*_reference(domain, symbols, near))])
     return (
         np.concatenate([points, near], axis=1),
         _without(np.concatenate([truth, near_truth]), outside),
@@ -359,9 +359,8 @@ def judged_points(
     )
 
 
-def _outside(domain: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, sample: bool = False) -> np.ndarray:
-    """Where `domain` is not real at `points` (neither a number nor a real infinity)."""
-    values, infinite = _sample_reference(domain, symbols) if sample else _reference(domain, symbols, points)
+def _not_real(values: np.ndarray, infinite: np.ndarray) -> np.ndarray:
+    """Where a reference (`_reference`'s pair) is neither a number nor a real infinity."""
     return np.isnan(values) & ~infinite
 
 
