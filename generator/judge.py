@@ -204,18 +204,39 @@ def _complex_exp(fn: Callable[[object], object]) -> Callable[[object], object]:
     return wrapped
 
 
+def _remembered(fn: Callable[[object], object]) -> Callable[[object], object]:
+    """fn, computed once per real argument and working precision.
+
+    The references of f and of its partials are evaluated at the same points and
+    precisions, and share subexpressions: exp(x) is in log(1 + exp(x)) and in both
+    of its partials, half of the 1174 exps of that reference. An mpmath value depends
+    on the argument and the working precision only (the rounding mode is never changed).
+    """
+
+    @functools.lru_cache(maxsize=1 << 14)
+    def at(u: mpmath.mpf, prec: int) -> object:
+        return fn(u)
+
+    def wrapped(u: object) -> object:
+        if isinstance(u, mpmath.mpf):
+            return at(u, mpmath.mp.prec)
+        return fn(u)
+
+    return wrapped
+
+
 _MP_COMPLEX_LARGE = mpmath.mpf(10) ** 5
 _MP_FUNCTIONS = {
-    "exp": _complex_exp(_saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf)),
-    "expm1": _saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf),
-    "sinh": _saturating(mpmath.sinh, -mpmath.inf, mpmath.inf),
-    "cosh": _saturating(mpmath.cosh, mpmath.inf, mpmath.inf),
-    "tanh": _saturating(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1)),
-    "erf": _saturating(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
-    "erfc": _saturating(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),
-    "sin": _saturating(mpmath.sin, mpmath.nan, mpmath.nan, _TRIG_LARGE),
-    "cos": _saturating(mpmath.cos, mpmath.nan, mpmath.nan, _TRIG_LARGE),
-    "tan": _saturating(mpmath.tan, mpmath.nan, mpmath.nan, _TRIG_LARGE),
+    "exp": _remembered(_complex_exp(_saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf))),
+    "expm1": _remembered(_saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf)),
+    "sinh": _remembered(_saturating(mpmath.sinh, -mpmath.inf, mpmath.inf)),
+    "cosh": _remembered(_saturating(mpmath.cosh, mpmath.inf, mpmath.inf)),
+    "tanh": _remembered(_saturating(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1))),
+    "erf": _remembered(_saturating(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1))),
+    "erfc": _remembered(_saturating(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0))),
+    "sin": _remembered(_saturating(mpmath.sin, mpmath.nan, mpmath.nan, _TRIG_LARGE)),
+    "cos": _remembered(_saturating(mpmath.cos, mpmath.nan, mpmath.nan, _TRIG_LARGE)),
+    "tan": _remembered(_saturating(mpmath.tan, mpmath.nan, mpmath.nan, _TRIG_LARGE)),
     # Derivatives of abs and sign: the point mass is taken as 0 at the kink, as in the printer.
     "DiracDelta": lambda u, *order: mpmath.mpf(0),
     "Heaviside": lambda u, *h0: mpmath.mpf(1) if u > 0 else mpmath.mpf(0),
