@@ -8,6 +8,7 @@ change (build --check), 2 bad input or arguments, 123 internal error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -155,11 +156,31 @@ def build_report_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _load_numpy() -> None:
+    """Load NumPy, which generation measures with, without OpenBLAS's thread pool.
+
+    Generation's NumPy work is elementwise and never calls BLAS, but OpenBLAS, loaded
+    with NumPy, starts a thread per core that spins a while waiting for matrix products:
+    on a loaded 2-CPU machine about 50 ms of a `python -m generator` run (benchmarks/latency.py).
+    With OPENBLAS_NUM_THREADS=1 it starts none. A process that already has NumPy, or sets
+    the variable itself, is left alone; the variable is removed again once NumPy is loaded,
+    so nothing the process starts later inherits it.
+    """
+    if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
 def _build(argv: Sequence[str]) -> int:
     from generator import build
     from generator.config import load_config
 
     args = build_build_parser().parse_args(list(argv))
+    _load_numpy()
     plan = build.plan(load_config(args.config))
     dry_run = args.check or args.diff
     if args.diff:
@@ -203,6 +224,7 @@ def _run(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     if args.output is not None:
         check_target(args.output, force=args.force)
+    _load_numpy()
     source = generate(
         Spec(args.expression, args.name, args.vars, args.order, tuple(args.param), args.float64_inside)
     )

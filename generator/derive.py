@@ -13,10 +13,11 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-import numpy as np
 import sympy as sp
 
-from generator import guards, judge, regimes
+# NumPy, and the modules that measure with it (judge, guards, regimes), are imported by
+# the functions that use them, not with the package: the CLI loads NumPy first, without
+# OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
 from generator.primitives import naive
 from generator.stabilize import RULES, lower_sigmoid_pairs, optimize, variants
@@ -82,6 +83,10 @@ def derive(
     With `float64_inside`, the accuracy reported is of the forms computed in float64
     and rounded to float32 (forms are still chosen for float32).
     """
+    import numpy as np
+
+    from generator import guards, judge
+
     defaults = defaults or {}
     domain = expr.xreplace(defaults)  # derivatives count only where the function is real
     fired: list[str] = []
@@ -170,6 +175,8 @@ def _add_regimes(
     A branch's own math is its truth there: mpmath evaluates it exactly, and
     it equals the derivative wherever the branch is taken.
     """
+    from generator import guards, regimes
+
     if not isinstance(form, sp.Piecewise):
         return regimes.add_regimes(form, truth, x, domain)
     cases = []
@@ -192,6 +199,10 @@ def _accuracy(
 ) -> tuple[str, ...]:
     """Max and mean bits of error per order of float32 results computed in `dtype`, over the
     judge's points where the function (`domain`) is real."""
+    import numpy as np
+
+    from generator import judge
+
     lines = []
     for k in range(min(order, MEASURED_ORDERS) + 1):
         bits = [judge.accuracy(e, raw[idx], variables, dtype, domain) for idx, e in partials.items() if len(idx) == k]

@@ -212,18 +212,39 @@ def _complex_exp(fn: Callable[[object], object]) -> Callable[[object], object]:
     return wrapped
 
 
+def _remembered(fn: Callable[[object], object]) -> Callable[[object], object]:
+    """fn, computed once per real argument and working precision.
+
+    The references of f and of its partials are evaluated at the same points and
+    precisions, and share subexpressions: exp(x) is in log(1 + exp(x)) and in both
+    of its partials, half of the 1174 exps of that reference. An mpmath value depends
+    on the argument and the working precision only (the rounding mode is never changed).
+    """
+
+    @functools.lru_cache(maxsize=1 << 14)
+    def at(u: mpmath.mpf, prec: int) -> object:
+        return fn(u)
+
+    def wrapped(u: object) -> object:
+        if isinstance(u, mpmath.mpf):
+            return at(u, mpmath.mp.prec)
+        return fn(u)
+
+    return wrapped
+
+
 _MP_COMPLEX_LARGE = mpmath.mpf(10) ** 5
 _MP_FUNCTIONS = {
-    "exp": _complex_exp(_saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf)),
-    "expm1": _saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf),
-    "sinh": _saturating(mpmath.sinh, -mpmath.inf, mpmath.inf),
-    "cosh": _saturating(mpmath.cosh, mpmath.inf, mpmath.inf),
-    "tanh": _saturating(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1)),
-    "erf": _saturating(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
-    "erfc": _saturating(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),
-    "sin": _saturating(mpmath.sin, mpmath.nan, mpmath.nan, _TRIG_LARGE),
-    "cos": _saturating(mpmath.cos, mpmath.nan, mpmath.nan, _TRIG_LARGE),
-    "tan": _saturating(mpmath.tan, mpmath.nan, mpmath.nan, _TRIG_LARGE),
+    "exp": _remembered(_complex_exp(_saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf))),
+    "expm1": _remembered(_saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf)),
+    "sinh": _remembered(_saturating(mpmath.sinh, -mpmath.inf, mpmath.inf)),
+    "cosh": _remembered(_saturating(mpmath.cosh, mpmath.inf, mpmath.inf)),
+    "tanh": _remembered(_saturating(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1))),
+    "erf": _remembered(_saturating(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1))),
+    "erfc": _remembered(_saturating(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0))),
+    "sin": _remembered(_saturating(mpmath.sin, mpmath.nan, mpmath.nan, _TRIG_LARGE)),
+    "cos": _remembered(_saturating(mpmath.cos, mpmath.nan, mpmath.nan, _TRIG_LARGE)),
+    "tan": _remembered(_saturating(mpmath.tan, mpmath.nan, mpmath.nan, _TRIG_LARGE)),
     # Derivatives of abs and sign: the point mass is taken as 0 at the kink, as in the printer.
     "DiracDelta": lambda u, *order: mpmath.mpf(0),
     "Heaviside": lambda u, *h0: mpmath.mpf(1) if u > 0 else mpmath.mpf(0),
@@ -233,7 +254,8 @@ _MP_FUNCTIONS = {
 
 @functools.lru_cache(maxsize=256)
 def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[..., object]:
-    return sp.lambdify(symbols, prim.naive(expr), modules=[_MP_FUNCTIONS, "mpmath"], cse=True)
+    # docstring_limit=0: as in _numpy_function.
+    return sp.lambdify(symbols, prim.naive(expr), modules=[_MP_FUNCTIONS, "mpmath"], cse=True, docstring_limit=0)
 
 
 def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
@@ -249,8 +271,9 @@ def _reference(
     out = np.full(points.shape[1], np.nan)
     infinite = np.zeros(points.shape[1], dtype=bool)
     with mpmath.workdps(_DPS):
-        for i in range(points.shape[1]):
-            value = _mp_value(fn, points[:, i])
+        for i, point in enumerate(points.T.tolist()):
+            # mpf of a float is exact at any of the precisions used, so the arguments are made once.
+            value = _mp_value(fn, [mpmath.mpf(c) for c in point])
             if value is None:
                 continue
             if isinstance(value, mpmath.mpf) or isinstance(value, (int, float)):
@@ -263,34 +286,38 @@ def _reference(
     return out, infinite
 
 
-def _mp_value(fn: Callable[..., object], point: np.ndarray) -> object:
-    """fn at the point, at a precision that has settled; None if undefined there.
+def _mp_value(fn: Callable[..., object], args: list[mpmath.mpf]) -> object:
+    """fn at the point `args`, at a precision that has settled; None if undefined there.
 
     Naive forms cancel catastrophically far out (e**200 - e**200 + ...), so a
     value is accepted only when two precisions agree; otherwise it is
-    recomputed at a much higher one.
+    recomputed at a much higher one. Called at _DPS digits.
     """
-    low = _mp_value_at(fn, point)
+    low = _mp_value_at(fn, args)
     with mpmath.workdps(2 * _DPS):
-        high = _mp_value_at(fn, point)
+        high = _mp_value_at(fn, args)
     if _agree(low, high):
         return low
     with mpmath.workdps(_HIGH_DPS):
-        return _mp_value_at(fn, point)
+        return _mp_value_at(fn, args)
+
+
+# 10**-12 as `_agree` computed it on every call, at the _DPS digits it runs at.
+with mpmath.workdps(_DPS):
+    _AGREE_TOLERANCE = mpmath.mpf(10) ** -12
 
 
 def _agree(a: object, b: object) -> bool:
     if a is None or b is None:
         return a is None and b is None
     try:
-        return bool(abs(a - b) <= mpmath.mpf(10) ** -12 * abs(b)) or a == b
+        return bool(abs(a - b) <= _AGREE_TOLERANCE * abs(b)) or a == b
     except TypeError:
         return False
 
 
-def _mp_value_at(fn: Callable[..., object], point: np.ndarray) -> object:
-    """fn at the point; at a removable singularity (0/0), the limit, taken from both sides."""
-    args = [mpmath.mpf(float(c)) for c in point]
+def _mp_value_at(fn: Callable[..., object], args: list[mpmath.mpf]) -> object:
+    """fn at the point `args`; at a removable singularity (0/0), the limit, taken from both sides."""
     try:
         value = fn(*args)
         if not (isinstance(value, mpmath.mpf) and mpmath.isnan(value)):
@@ -400,7 +427,7 @@ def _bisect(fn: Callable[..., object], a: float, b: float, positive_at_a: bool) 
     with mpmath.workdps(_DPS):
         for _ in range(_BISECTIONS):
             middle = (a + b) / 2
-            value = _mp_value_at(fn, np.array([middle]))
+            value = _mp_value_at(fn, [mpmath.mpf(float(middle))])
             if not isinstance(value, mpmath.mpf):
                 return None
             if value == 0:
@@ -460,8 +487,9 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[.
     # Compiled once per expression: the judge, the regimes and the docstring's accuracy
     # evaluate the same forms again (21 lambdify calls for 12 forms in `log(1+exp(x))`).
     # The module object, not the string "numpy": the string makes lambdify import
-    # NumPy's lazy submodules (f2py among them), 150 ms on a cold start.
-    return sp.lambdify(symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, np], cse=True)
+    # NumPy's lazy submodules (f2py among them), 150 ms on a cold start. docstring_limit=0:
+    # no docstring, which would print the expression again (about 0.5 ms a form).
+    return sp.lambdify(symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, np], cse=True, docstring_limit=0)
 
 
 class flushed_power(sp.Function):  # noqa: N801 - SymPy names functions in lower case
