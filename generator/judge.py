@@ -89,6 +89,10 @@ def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
 _exp = _flushed(np.exp)
 
 
+def _power(b: np.ndarray, k: object) -> np.ndarray:
+    return b ** int(k)
+
+
 def _like(f: Callable[[object], object]) -> Callable[[np.ndarray], np.ndarray]:
     def wrapped(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x)
@@ -115,8 +119,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "expm1": np.expm1,
     "erf": _like(_erf),
     "erfc": _flushed(_like(_erfc)),
-    "ipow": lambda b, k: b ** int(k),
-    "flushed_power": _flushed(lambda b, k: b ** int(k)),
+    "ipow": _power,
+    "flushed_power": _flushed(_power),
     "clip": np.clip,
     "polyval": lambda coeffs, x: np.polyval([np.asarray(c, dtype=np.asarray(x).dtype) for c in coeffs], x),
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
@@ -360,6 +364,7 @@ ROOT_DISTANCES = (2.0**-5, 2.0**-10)
 _BISECTIONS = 24
 
 
+@functools.lru_cache(maxsize=256)
 def judged_points(
     truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -370,7 +375,19 @@ def judged_points(
     With `domain` (the function whose derivative `truth_expr` is), the truth is nan
     where the function itself is not real: logit''s value at x = -1e38 is of no use,
     and a form that overflows there must not lose to one that cancels at x = 0.49.
+
+    Computed once per arguments (`best` and `accuracy` ask for the same partial); the
+    arrays are read-only.
     """
+    points, truth, infinite = _judged_points(truth_expr, symbols, domain)
+    for array in (points, truth, infinite):
+        array.setflags(write=False)
+    return points, truth, infinite
+
+
+def _judged_points(
+    truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     points = sample_points(len(symbols))
     truth, infinite = _sample_reference(truth_expr, symbols)
     outside = _not_real(*_sample_reference(domain, symbols)) if domain is not None else None
