@@ -156,11 +156,7 @@ def _expm1_over_x(x):
             )
 
             def second_order_gradient(dd_x):
-                t4 = tf.clip_by_value(
-                    tf.where(x < 2033.797119140625, x, tf.constant(2033.797119140625, x.dtype)),
-                    31.778079986572266,
-                    2033.797119140625,
-                )
+                t4 = tf.clip_by_value(x, 31.778079986572266, 2033.797119140625)
                 t5 = tf.clip_by_value(x, -3.4028234663852886e38, 31.778079986572266)
                 t6 = tf.where(tf.math.abs(t5) < 2.0, tf.constant(2.0, x.dtype), t5)
                 exp_t6 = tf.math.exp(t6)

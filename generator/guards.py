@@ -38,7 +38,19 @@ def guard_branches(expr: sp.Expr, defaults: dict[sp.Symbol, sp.Expr]) -> sp.Expr
     """
     if not expr.has(sp.Piecewise):
         return expr
+    expr = expr.replace(clip, _clip_without_pick)
     return expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: _guard(e, defaults))
+
+
+def _clip_without_pick(x: sp.Expr, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
+    """clip(x, lo, hi), with the pick that bounds a regime's x (generator.regimes) dropped
+    where the clip implies it: clip(pick(v < hi, v, hi), lo, hi) = clip(v, lo, hi), and
+    likewise at lo. Below the last level the clip is gone and the pick bounds v alone."""
+    if isinstance(x, pick):
+        condition, v, bound = x.args
+        if (bound == hi and condition == (v < hi)) or (bound == lo and condition == (-v < -lo)):
+            return clip(v, lo, hi)
+    return clip(x, lo, hi)
 
 
 def branches(piecewise: sp.Piecewise) -> Iterator[tuple[sp.Expr, sp.Basic, sp.Basic, tuple[sp.Basic, ...]]]:

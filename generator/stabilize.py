@@ -583,15 +583,42 @@ def _complement_positive(expr: sp.Expr) -> sp.Expr | None:
     return expr.xreplace({pos: 1 - neg for pos, neg in pairs}) if pairs else None
 
 
-# Whole-expression rewrites (None: nothing to do), tried in order; the first that
-# measures as accurate wins. sigmoid(-u) = 1 - sigmoid(u) is exact for u <= 0 and
-# loses relative accuracy for u >> 0, which matters where sigmoid(-u) is a factor
-# of the result (softplus'') and not where it is a small correction (swish').
-ECONOMIES: tuple[Callable[[sp.Expr], sp.Expr | None], ...] = (_complement_negative, _complement_positive)
+def _exp_of_softplus(expr: sp.Expr) -> sp.Expr | None:
+    """exp(k*softplus(u)) = (1 + exp(u))**k, cosh(softplus(u)) = (exp(u) + 1 + sigmoid(-u))/2,
+    sinh(softplus(u)) = (exp(u) + sigmoid(u))/2: one exp and a sigmoid where TF would
+    compute softplus and two exps (or expm1s). Each overflows where the original does, and
+    the sums have no cancellation; they round differently (mish'' on [10, 15]: 3.2 mean bits
+    before, 0.9 after; on [-5, 0]: 1.4, 1.6)."""
+
+    def rewrite(node: sp.Expr) -> sp.Expr | None:
+        if isinstance(node, sp.exp):
+            coeff, inner = node.args[0].as_coeff_Mul()
+            if isinstance(inner, softplus) and coeff.is_Integer:
+                u = inner.args[0]
+                return (1 + sp.exp(u)) ** coeff if coeff > 0 else sigmoid(-u) ** -coeff
+        elif isinstance(node, (sp.cosh, sp.sinh)) and isinstance(node.args[0], softplus):
+            u = node.args[0].args[0]
+            rest = 1 + sigmoid(-u) if isinstance(node, sp.cosh) else sigmoid(u)
+            return (sp.exp(u) + rest) / 2
+        return None
+
+    rewritten = _bottom_up(expr, rewrite)
+    return rewritten if rewritten != expr else None
+
+
+# Whole-expression rewrites (None: nothing to do), tried in order; each is kept where
+# it measures as accurate as the form before it. sigmoid(-u) = 1 - sigmoid(u) is exact
+# for u <= 0 and loses relative accuracy for u >> 0, which matters where sigmoid(-u) is a
+# factor of the result (softplus'') and not where it is a small correction (swish').
+ECONOMIES: tuple[Callable[[sp.Expr], sp.Expr | None], ...] = (
+    _exp_of_softplus,
+    _complement_negative,
+    _complement_positive,
+)
 
 
 def economize(expr: sp.Expr, params: Mapping[sp.Symbol, sp.Expr] | None = None) -> sp.Expr:
-    """`expr`, or the first cheaper variant from ECONOMIES that is as accurate in float32.
+    """`expr` with each cheaper variant from ECONOMIES, in turn, that is as accurate in float32.
 
     Parameters (symbols that are not inputs) are measured at their values in `params`.
     """
@@ -606,7 +633,7 @@ def economize(expr: sp.Expr, params: Mapping[sp.Symbol, sp.Expr] | None = None) 
             and variant != expr
             and judge.no_worse(variant.xreplace(params), expr.xreplace(params), symbols)
         ):
-            return variant
+            expr = variant
     return expr
 
 

@@ -472,5 +472,52 @@ def test_economy_is_exact_on_one_side_only(case: EconomyCase) -> None:
     assert (variant_bits[n:] > BAD_BITS).all(), variant_bits
 
 
+# exp(k*softplus(u)), cosh and sinh of softplus(u), and what _exp_of_softplus makes of them.
+EXP_OF_SOFTPLUS = ECONOMY_BY_NAME["_exp_of_softplus"]
+SOFTPLUS_EXPONENTIALS = (
+    (sp.exp(softplus(x)), 1 + sp.exp(x)),
+    (sp.exp(3 * softplus(2 * x)), (1 + sp.exp(2 * x)) ** 3),
+    (sp.exp(-2 * softplus(x)), sigmoid(-x) ** 2),
+    (sp.cosh(softplus(x)), (sp.exp(x) + 1 + sigmoid(-x)) / 2),
+    (sp.sinh(softplus(-x)), (sp.exp(-x) + sigmoid(-x)) / 2),
+)
+
+
+@pytest.mark.parametrize(
+    ("form", "variant"),
+    SOFTPLUS_EXPONENTIALS,
+    ids=[str(f) for f, _ in SOFTPLUS_EXPONENTIALS],
+)
+def test_exp_of_softplus_is_one_exp_and_as_accurate(
+    form: sp.Expr, variant: sp.Expr
+) -> None:
+    assert EXP_OF_SOFTPLUS(form) == variant
+    assert sp.simplify((naive(variant) - naive(form)).rewrite(sp.exp)) == 0
+    assert judge.cost(variant) < judge.cost(form)
+    # Within 3 bits wherever the form is. Both overflow with exp: cosh(softplus(89)) is
+    # 2.2e38, but exp(89) is inf, as TF's cosh (printed from exp) would compute it too.
+    points = np.array([np.linspace(-100.0, 100.0, 401)])
+    truth = judge.reference(form, (x,), points)
+    form_bits = judge.bits_of_error(judge.evaluate32(form, (x,), points), truth)
+    variant_bits = judge.bits_of_error(judge.evaluate32(variant, (x,), points), truth)
+    good = form_bits <= GOOD_BITS
+    assert good.mean() > 0.9
+    assert (variant_bits[good] <= GOOD_BITS).all(), points[0][
+        good & (variant_bits > GOOD_BITS)
+    ]
+
+
+def test_exp_of_softplus_leaves_other_arguments_alone() -> None:
+    for expr in (
+        sp.exp(softplus(x) / 2),
+        sp.cosh(2 * softplus(x)),
+        sp.tanh(softplus(x)),
+        sp.exp(x),
+    ):
+        assert EXP_OF_SOFTPLUS(expr) is None
+
+
 def test_every_economy_has_a_case() -> None:
-    assert {case.economy for case in ECONOMY_CASES} == set(ECONOMIES)
+    assert {case.economy for case in ECONOMY_CASES} | {EXP_OF_SOFTPLUS} == set(
+        ECONOMIES
+    )

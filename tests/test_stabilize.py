@@ -22,7 +22,9 @@ def test_one_minus_sigmoid_also_inside_a_longer_sum() -> None:
     rule = _rule("one_minus_sigmoid")
     assert rule(1 - sigmoid(x)) == sigmoid(-x)
     # The chain rule leaves 1 - s(x) spread over a sum: 1 - s(x) - x*s(x)*s(-x).
-    assert rule(1 - sigmoid(x) - x * sigmoid(x) * sigmoid(-x)) == sigmoid(-x) - x * sigmoid(x) * sigmoid(-x)
+    assert rule(1 - sigmoid(x) - x * sigmoid(x) * sigmoid(-x)) == sigmoid(
+        -x
+    ) - x * sigmoid(x) * sigmoid(-x)
 
 
 def test_sigmoid_complement_where_it_costs_no_accuracy() -> None:
@@ -36,6 +38,19 @@ def test_sigmoid_complement_not_where_the_complement_is_the_value() -> None:
     softplus_second = sigmoid(x) * sigmoid(-x)
     assert economize(softplus_second) == softplus_second
     assert optimize(softplus_second)[0] == softplus_second
+
+
+def test_exp_of_softplus_kept_where_it_measures_as_accurate() -> None:
+    # mish'' before the regimes: softplus, two exps and two expm1s become one exp and a sigmoid.
+    s, c = softplus(x), sp.cosh(softplus(x))
+    mish_second = (
+        2 * sigmoid(x) / c**2
+        + x * sigmoid(x) * sigmoid(-x) / c**2
+        - 2 * x * sigmoid(x) ** 2 * sp.sinh(s) / c**3
+    )
+    economical = economize(mish_second)
+    assert not economical.has(softplus, sp.cosh, sp.sinh)
+    assert judge.cost(economical) < judge.cost(mish_second)
 
 
 def test_cost_prices_ops_and_counts_shared_subexpressions_once() -> None:
@@ -54,20 +69,32 @@ def test_best_breaks_ties_by_cost() -> None:
 def test_cosh_and_sinh_print_from_exp_as_the_judge_evaluates_them() -> None:
     printer = TFPrinter(dtype_of="x")
     assert printer.doprint(sp.cosh(x)) == "(0.5 * (tf.math.exp(x) + tf.math.exp(-x)))"
-    assert printer.doprint(sp.sinh(2 * x)) == "(0.5 * (tf.math.expm1(2.0 * x) - tf.math.expm1(-2.0 * x)))"
-    assert printer.doprint(1 / sp.cosh(x)) == "1.0 / (0.5 * (tf.math.exp(x) + tf.math.exp(-x)))"
+    assert (
+        printer.doprint(sp.sinh(2 * x))
+        == "(0.5 * (tf.math.expm1(2.0 * x) - tf.math.expm1(-2.0 * x)))"
+    )
+    assert (
+        printer.doprint(1 / sp.cosh(x))
+        == "1.0 / (0.5 * (tf.math.exp(x) + tf.math.exp(-x)))"
+    )
     points = judge.sample_points(1)
     for f, reference in ((sp.cosh, np.cosh), (sp.sinh, np.sinh)):
         ours = judge.evaluate(f(x), (x,), points, np.float64)
         finite = np.abs(points[0]) < 700
-        np.testing.assert_allclose(ours[finite], reference(points[0][finite]), rtol=1e-14)
+        np.testing.assert_allclose(
+            ours[finite], reference(points[0][finite]), rtol=1e-14
+        )
 
 
 def test_regime_primitives_differentiate() -> None:
     assert sp.diff(clip(x, -3, 4), x) == sp.Heaviside(x + 3) * sp.Heaviside(4 - x)
-    assert sp.diff(away(x, sp.Rational(1, 2)), x) == sp.Heaviside(sp.Abs(x) - sp.Rational(1, 2))
+    assert sp.diff(away(x, sp.Rational(1, 2)), x) == sp.Heaviside(
+        sp.Abs(x) - sp.Rational(1, 2)
+    )
     # 3x**4 + 2x**2 + 1 in x**2 -> 12x**3 + 4x = 2x*(6x**2 + 2)
-    assert sp.diff(polyval(sp.Tuple(3, 2, 1), x**2), x) == 2 * x * polyval(sp.Tuple(6, 2), x**2)
+    assert sp.diff(polyval(sp.Tuple(3, 2, 1), x**2), x) == 2 * x * polyval(
+        sp.Tuple(6, 2), x**2
+    )
 
 
 def test_grid_is_sorted_and_unique() -> None:
@@ -110,6 +137,8 @@ def test_reference_exp_of_a_far_complex_argument_is_not_computed() -> None:
     assert mpmath.isnan(exp(mpmath.mpc(2e5, 1)))
     assert exp(mpmath.mpc(-3, 0)) == mpmath.exp(-3)
     value = judge.reference(
-        softplus(x * sp.log(sp.Symbol("y", real=True))), (x, sp.Symbol("y", real=True)), np.array([[-3.3e9], [-89.0]])
+        softplus(x * sp.log(sp.Symbol("y", real=True))),
+        (x, sp.Symbol("y", real=True)),
+        np.array([[-3.3e9], [-89.0]]),
     )
     assert np.isnan(value).all()
