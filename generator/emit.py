@@ -15,6 +15,7 @@ from generator import __version__
 from generator.derive import Derivation, Index
 from generator.model import Assignment, DocForm, Level, ModuleModel
 from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
+from generator.primitives import ipow
 from generator.printer import TFPrinter, constant_like, math_text
 from generator.stabilize import RULES, VARIANTS
 
@@ -79,17 +80,21 @@ def build_model(
 
     replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="canonical")
     # A constant is printed as a literal where it is used: a temporary holding a bare
-    # Python float would reach TF ops (and custom-gradient outputs) as float32.
-    constants = {}
+    # Python float would reach TF ops (and custom-gradient outputs) as float32. A temporary
+    # that only renames another (SymPy's cse leaves t11 = t10 where ipow(t10, 1) was) is
+    # that other.
+    inline: dict[sp.Symbol, sp.Expr] = {}
     kept = []
     for sym, sub in replacements:
-        sub = sub.xreplace(constants)
-        if sub.is_number:
-            constants[sym] = sub
+        sub = sub.xreplace(inline)
+        if isinstance(sub, ipow) and sub.args[1] == 1 and sub.args[0].is_Symbol:
+            sub = sub.args[0]
+        if sub.is_number or sub.is_Symbol:
+            inline[sym] = sub
         else:
             kept.append((sym, sub))
     replacements = kept
-    reduced = [e.xreplace(constants) for e in reduced]
+    reduced = [e.xreplace(inline) for e in reduced]
     replacements, reduced = _divide_in_place(replacements, reduced)
 
     namer = Namer([*variables, *param_names, name])

@@ -61,7 +61,7 @@ def add_regimes(
     reference = np.where(defined, reference, np.nan)
     value = judge.evaluate32(expr, (x,), points)
     bits = judge.bits_of_error(value, reference)
-    bad = (bits > 3) & defined
+    bad = (bits > judge.GOOD_BITS) & defined
     if not bad.any():
         return expr, ()
     xs = points[0]

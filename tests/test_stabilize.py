@@ -7,7 +7,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, clip, naive, polyval, sigmoid, softplus
+from generator.primitives import away, clip, ipow, naive, polyval, sigmoid, softplus
 from generator.printer import TFPrinter
 from generator.stabilize import RULES, economize, optimize
 
@@ -64,6 +64,19 @@ def test_best_breaks_ties_by_cost() -> None:
     # Equally accurate: the cosh form costs a slow kernel, the sigmoid form two exps.
     fast, slow = 4 * sigmoid(2 * x) * sigmoid(-2 * x), sp.cosh(x) ** -2
     assert judge.best([slow, fast], 1 - sp.tanh(x) ** 2, (x,)) == fast
+
+
+def test_best_ties_only_candidates_bad_at_no_more_points() -> None:
+    # d/dx 1/cosh(softplus(x))**2 after exp_of_softplus: c**3 overflows at x = 31.8 (28 bits
+    # there) where the stepwise quotient does not; far out both are inf/inf, which keeps
+    # their means within TIE_BITS. The cheaper one must not win on the mean alone.
+    c = 1 + sp.exp(x) / 2 - sigmoid(x) / 2
+    s = sp.exp(x) / 2 + sigmoid(x) / 2
+    cubed = -2 * s * sigmoid(x) / c**3
+    stepwise = -2 * ipow(ipow(s / c, 1) / c, 1) * sigmoid(x) / c
+    truth = sp.diff(sp.cosh(sp.log(1 + sp.exp(x))) ** -2, x)
+    assert judge.cost(cubed) < judge.cost(stepwise)
+    assert judge.best([cubed, stepwise], truth, (x,)) == stepwise
 
 
 def test_cosh_and_sinh_print_from_exp_as_the_judge_evaluates_them() -> None:
