@@ -19,7 +19,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import naive
+from generator.primitives import exp_finite, naive
 from generator.stabilize import RULES, lower_sigmoid_pairs, optimize, variants
 
 # Put only expressions this small over a common denominator and factor them
@@ -140,6 +140,17 @@ def derive(
         for idx in partials:
             partials[idx], notes = _add_regimes(partials[idx], raw[idx], x, expr)
             fired.extend(n for n in notes if n not in fired)
+    else:
+        # No regimes: their thresholds would hold for the default parameters only. An
+        # exponential held below overflow depends on no threshold in the inputs.
+        for idx in partials:
+            held = _hold_exps(partials[idx])
+            if held != partials[idx] and judge.repairs(
+                held.xreplace(defaults), partials[idx].xreplace(defaults), raw[idx].xreplace(defaults), variables, domain
+            ):
+                partials[idx] = held
+                if "exp_finite" not in fired:
+                    fired.append("exp_finite")
     lowered = {i: lower_sigmoid_pairs(e) for i, e in partials.items()}
     if lowered != partials:
         fired.append("sigmoid_slope")
@@ -159,6 +170,11 @@ def derive(
     # share work (gelu_tanh' reuses the forward pass's sigmoid).
     partials = {i: e if len(i) == order else guards.unguarded(e) for i, e in partials.items()}
     return Derivation(variables, expr, partials, tuple(fired), order, accuracy, guarded)
+
+
+def _hold_exps(form: sp.Expr) -> sp.Expr:
+    """`form` with each exp of a non-constant argument as exp_finite."""
+    return form.replace(lambda e: isinstance(e, sp.exp) and not e.args[0].is_number, lambda e: exp_finite(e.args[0]))
 
 
 def _check_defined(expr: sp.Expr, what: str) -> None:

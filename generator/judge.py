@@ -71,6 +71,12 @@ def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     return c * half * half
 
 
+def _exp_finite(u: np.ndarray) -> np.ndarray:
+    # As the printed helper: the argument held below the dtype's overflow.
+    u = np.asarray(u)
+    return _exp(np.minimum(u, u.dtype.type(708.0 if u.dtype == np.float64 else 87.0)))
+
+
 def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """f with subnormal results flushed to zero, as TensorFlow computes on the CPU.
 
@@ -128,6 +134,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
     "pick": lambda condition, a, b: np.where(condition, a, b),
     "mul_exp": _mul_exp,
+    "exp_finite": _exp_finite,
     "DiracDelta": np.zeros_like,
     "Heaviside": lambda x, *a: (np.asarray(x) > 0).astype(np.asarray(x).dtype),
 }
@@ -490,6 +497,22 @@ def no_worse(variant: sp.Expr, form: sp.Expr, symbols: tuple[sp.Symbol, ...]) ->
     return not new_failures.any() and variant_bits.mean() <= form_bits.mean() + TIE_BITS
 
 
+def repairs(
+    variant: sp.Expr, form: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr
+) -> bool:
+    """Whether `variant` is a repair of `form`: within GOOD_BITS of the truth at every point
+    where their values differ, and at some. It may not break a point the form gets right (a
+    held exp is finite where the truth is a true inf), nor put a wrong finite value where
+    the form had NaN (held exps make exp(x)/(exp(x) + exp(y)) at x = 100, y = 95 one half)."""
+    points, truth, _ = judged_points(truth_expr, symbols, domain)
+    mask = ~np.isnan(truth)
+    form_value = evaluate32(form, symbols, points)[mask]
+    variant_value = evaluate32(variant, symbols, points)[mask]
+    differ = ~((form_value == variant_value) | (np.isnan(form_value) & np.isnan(variant_value)))
+    variant_bits = bits_of_error(variant_value, truth[mask])
+    return bool(differ.any()) and bool((variant_bits[differ] <= GOOD_BITS).all())
+
+
 @functools.lru_cache(maxsize=64)
 def _float64_baseline(form: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray]:
     """`form` in float64 at the sample points, and the bits of error of `form` in float32 against it."""
@@ -605,6 +628,7 @@ OP_COST: dict[str, float] = {
     "clip": 1.0,
     "away": 2.0,
     "mul_exp": 2.0,
+    "exp_finite": 1.5,
 }
 ARITHMETIC_COST = 0.5  # + - * / and squares
 DEFAULT_COST = 1.5

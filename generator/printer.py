@@ -61,6 +61,7 @@ HELPERS: dict[type, str] = {
     prim.hypot_ratio: "_hypot_ratio",
     prim.logcosh: "_logcosh",
     prim.mul_exp: "_mul_exp",
+    prim.exp_finite: "_exp_finite",
     prim.sigmoid_slope: "_sigmoid_slope",
 }
 

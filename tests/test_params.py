@@ -36,7 +36,9 @@ POINTS = [-2.5, -0.75, -0.125, 0.0625, 0.5, 1.5, 4.0]  # exact in float32
 
 
 def smooth_relu(load_module):
-    return load_module(SMOOTH_RELU, name="smooth_relu", params=(("beta", 10.0),)).smooth_relu
+    return load_module(
+        SMOOTH_RELU, name="smooth_relu", params=(("beta", 10.0),)
+    ).smooth_relu
 
 
 # --------------------------------------------------------------------------
@@ -60,16 +62,29 @@ def reference_partials(
     """
     names = [*variables, *params]
     symbols = {name: sp.Symbol(name, real=True) for name in names}
-    branches = [sp.sympify(t, locals=symbols) for t in (text, otherwise) if t is not None]
-    indices = [i for k in range(order + 1) for i in itertools.combinations_with_replacement(range(len(variables)), k)]
+    branches = [
+        sp.sympify(t, locals=symbols) for t in (text, otherwise) if t is not None
+    ]
+    indices = [
+        i
+        for k in range(order + 1)
+        for i in itertools.combinations_with_replacement(range(len(variables)), k)
+    ]
     functions = []
     for branch in branches:
         derivs = {(): branch}
         for index in indices[1:]:
             derivs[index] = sp.diff(derivs[index[:-1]], symbols[variables[index[-1]]])
             # abs(x)'' is 2*DiracDelta(x): 0 off the kinks, where all the points are.
-            derivs[index] = derivs[index].replace(sp.DiracDelta, lambda *args: sp.S.Zero)
-        functions.append({i: sp.lambdify([symbols[n] for n in names], d, "mpmath") for i, d in derivs.items()})
+            derivs[index] = derivs[index].replace(
+                sp.DiracDelta, lambda *args: sp.S.Zero
+            )
+        functions.append(
+            {
+                i: sp.lambdify([symbols[n] for n in names], d, "mpmath")
+                for i, d in derivs.items()
+            }
+        )
     n = len(points[variables[0]])
     out = {index: np.empty(n) for index in indices}
     with mpmath.workdps(50):
@@ -101,7 +116,10 @@ def test_parameter_is_keyword_only_with_its_default(load_module):
     signature = inspect.signature(smooth_relu(load_module))
     assert list(signature.parameters) == ["x", "beta"]
     x, beta = signature.parameters.values()
-    assert x.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and x.default is inspect.Parameter.empty
+    assert (
+        x.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        and x.default is inspect.Parameter.empty
+    )
     assert beta.kind is inspect.Parameter.KEYWORD_ONLY
     assert beta.default == 10.0 and type(beta.default) is float
 
@@ -134,14 +152,44 @@ BETAS = {
 }
 
 
-def test_forms_are_measured_at_the_default_not_with_the_parameter_as_an_input(tf, load_module):
+def test_forms_are_measured_at_the_default_not_with_the_parameter_as_an_input(
+    tf, load_module
+):
     # f'' = beta*sigmoid(beta*x)*sigmoid(-beta*x); judged with beta free, 1 - sigmoid(-beta*x) looked as
     # good as sigmoid(beta*x), but at beta = 10, x = -5 it is 1 - 1 = 0 in float32 (true value 1.9e-21).
     points = {"x": [-8.0, -5.0, -3.0]}
     refs = reference_partials(SMOOTH_RELU, ("x",), points, {"beta": 10.0})
-    got = tf_partials(tf, smooth_relu(load_module), [tf.constant(points["x"], tf.float32)], 2)
+    got = tf_partials(
+        tf, smooth_relu(load_module), [tf.constant(points["x"], tf.float32)], 2
+    )
     # Relative: the values (1e-34 to 1e-12) are far below the absolute tolerance.
     np.testing.assert_allclose(got[(0, 0)].numpy(), refs[(0, 0)], rtol=1e-5, atol=0)
+
+
+MISH_BETA = "x*tanh(log(1 + exp(beta*x)))"
+# beta*x from -150 to 15000: exp(beta*x) overflows float32 beyond 88.7 and float64 beyond 709.8.
+FAR_POINTS = [-100.0, -20.0, -1.5, 3.0, 20.0, 58.0, 60.0, 100.0, 480.0, 1e4]
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+@pytest.mark.parametrize("beta", [1.5, 0.5])
+def test_far_out_without_regimes(tf, load_module, dtype_name, beta):
+    """With a parameter there are no regimes, whose thresholds would hold for the default
+    only. mish'' then divides exponentials that overflow (inf/inf was NaN for beta*x > 88.7);
+    the exponentials held below overflow give the limit, at the default beta and at others.
+    """
+    fn = load_module(MISH_BETA, name="mish_beta", params=(("beta", 1.5),)).mish_beta
+    refs = reference_partials(MISH_BETA, ("x",), {"x": FAR_POINTS}, {"beta": beta})
+    got = tf_partials(
+        tf,
+        lambda x: fn(x, beta=beta),
+        [tf.constant(FAR_POINTS, tf.as_dtype(dtype_name))],
+        2,
+    )
+    for index, value in got.items():
+        assert np.isfinite(value.numpy()).all(), (index, value.numpy())
+        label = "f" + "'" * len(index)
+        assert_close(value.numpy(), refs[tuple(sorted(index))], dtype_name, label)
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
@@ -158,12 +206,21 @@ def test_float64_inputs_with_a_float32_parameter_tensor(tf, load_module):
     """beta is cast to the inputs' dtype: the result is float64 and as accurate."""
     fn = smooth_relu(load_module)
     refs = reference_partials(SMOOTH_RELU, ("x",), {"x": POINTS}, {"beta": 2.5})
-    check_partials(tf, lambda x: fn(x, beta=tf.constant(2.5, tf.float32)), ("x",), {"x": POINTS}, "float64", refs)
+    check_partials(
+        tf,
+        lambda x: fn(x, beta=tf.constant(2.5, tf.float32)),
+        ("x",),
+        {"x": POINTS},
+        "float64",
+        refs,
+    )
 
 
 def test_float16_inputs(tf, load_module):
     fn = smooth_relu(load_module)
-    refs = reference_partials(SMOOTH_RELU, ("x",), {"x": POINTS}, {"beta": 2.0}, order=1)
+    refs = reference_partials(
+        SMOOTH_RELU, ("x",), {"x": POINTS}, {"beta": 2.0}, order=1
+    )
     for beta in [2.0, tf.constant(2.0, tf.float32)]:
         x = tf.constant(POINTS, tf.float16)
         with tf.GradientTape() as tape:
@@ -194,12 +251,17 @@ def test_parameter_tensor_broadcasts_and_gradient_reduces_to_the_input(tf, load_
     second = outer.gradient(first, x)
     assert value.shape == (3, 4)
     assert first.shape == (4,) and second.shape == (4,)
-    refs = [reference_partials(SMOOTH_RELU, ("x",), {"x": points}, {"beta": b}) for b in betas]
+    refs = [
+        reference_partials(SMOOTH_RELU, ("x",), {"x": points}, {"beta": b})
+        for b in betas
+    ]
     for row, ref in enumerate(refs):
         assert_close(value.numpy()[row], ref[()], "float64", f"f at beta={betas[row]}")
     # The tape sums over the broadcast rows: x's gradient is the sum of every row's.
     assert_close(first.numpy(), sum(ref[(0,)] for ref in refs), "float64", "f' summed")
-    assert_close(second.numpy(), sum(ref[(0, 0)] for ref in refs), "float64", "f'' summed")
+    assert_close(
+        second.numpy(), sum(ref[(0, 0)] for ref in refs), "float64", "f'' summed"
+    )
 
 
 @pytest.mark.parametrize("kind", ["tensor", "variable"])
@@ -218,7 +280,9 @@ def test_gradient_with_respect_to_the_parameter_is_none(tf, load_module, kind):
     assert outer.gradient(dx, beta) is None
     assert outer.gradient(dx, x) is not None
     if kind == "variable":
-        assert inner.watched_variables() == (beta,)  # a trainable variable is watched, and still gets None
+        assert inner.watched_variables() == (
+            beta,
+        )  # a trainable variable is watched, and still gets None
 
 
 @pytest.mark.parametrize("jit_compile", [False, True], ids=["tf_function", "xla"])
@@ -262,35 +326,55 @@ SCALED_SOFTPLUS = "a*softplus(b*x)"
     ids=["defaults", "both", "b_only", "a_only"],
 )
 def test_two_parameters(tf, load_module, given, values, dtype_name):
-    module = load_module(SCALED_SOFTPLUS, name="scaled_softplus", params=(("a", 1.0), ("b", 2.0)))
+    module = load_module(
+        SCALED_SOFTPLUS, name="scaled_softplus", params=(("a", 1.0), ("b", 2.0))
+    )
     signature = inspect.signature(module.scaled_softplus)
     assert [(p.name, p.kind, p.default) for p in signature.parameters.values()][1:] == [
         ("a", inspect.Parameter.KEYWORD_ONLY, 1.0),
         ("b", inspect.Parameter.KEYWORD_ONLY, 2.0),
     ]
     refs = reference_partials("a*log(1 + exp(b*x))", ("x",), {"x": POINTS}, values)
-    check_partials(tf, lambda x: module.scaled_softplus(x, **given), ("x",), {"x": POINTS}, dtype_name, refs)
+    check_partials(
+        tf,
+        lambda x: module.scaled_softplus(x, **given),
+        ("x",),
+        {"x": POINTS},
+        dtype_name,
+        refs,
+    )
 
 
-LAE_POINTS = {"x": [-4.5, -1.0, 0.375, 2.0, 5.0, 3.0], "y": [1.5, -1.25, 0.5, -3.0, 4.75, 3.0]}
+LAE_POINTS = {
+    "x": [-4.5, -1.0, 0.375, 2.0, 5.0, 3.0],
+    "y": [1.5, -1.25, 0.5, -3.0, 4.75, 3.0],
+}
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
 @pytest.mark.parametrize("s", [None, 2.0, "tensor"])
 def test_parameter_with_two_inputs(tf, load_module, s, dtype_name):
-    module = load_module("logaddexp(x, y)*s", variables=("x", "y"), params=(("s", 0.5),))
+    module = load_module(
+        "logaddexp(x, y)*s", variables=("x", "y"), params=(("s", 0.5),)
+    )
     assert list(inspect.signature(module.f).parameters) == ["x", "y", "s"]
     if s is None:
         fn, value = module.f, 0.5
     else:
         value = 2.0
-        fn = lambda x, y: module.f(x, y, s=2.0 if s != "tensor" else tf.constant(2.0, tf.float64))  # noqa: E731
-    refs = reference_partials("log(exp(x) + exp(y))*s", ("x", "y"), LAE_POINTS, {"s": value})
+        fn = lambda x, y: module.f(
+            x, y, s=2.0 if s != "tensor" else tf.constant(2.0, tf.float64)
+        )  # noqa: E731
+    refs = reference_partials(
+        "log(exp(x) + exp(y))*s", ("x", "y"), LAE_POINTS, {"s": value}
+    )
     check_partials(tf, fn, ("x", "y"), LAE_POINTS, dtype_name, refs)
 
 
 def test_parameter_with_two_inputs_has_no_gradient(tf, load_module):
-    module = load_module("logaddexp(x, y)*s", variables=("x", "y"), params=(("s", 0.5),))
+    module = load_module(
+        "logaddexp(x, y)*s", variables=("x", "y"), params=(("s", 0.5),)
+    )
     x, y, s = tf.constant([0.5, -1.0]), tf.constant([1.0, 2.0]), tf.constant(3.0)
     with tf.GradientTape() as tape:
         tape.watch([x, y, s])
@@ -337,7 +421,10 @@ def run_main(capsys, argv):
     "argv, words",
     [
         ([*EXPR_ARGS, "--param", "gamma=1"], ["gamma", "does not appear"]),
-        ([*EXPR_ARGS, "--vars", "x,beta", "--param", "beta=1"], ["'beta'", "parameter", "variable"]),
+        (
+            [*EXPR_ARGS, "--vars", "x,beta", "--param", "beta=1"],
+            ["'beta'", "parameter", "variable"],
+        ),
         ([*EXPR_ARGS, "--param", "beta=abc"], ["--param", "beta", "number", "abc"]),
         ([*EXPR_ARGS, "--param", "beta=inf"], ["beta", "finite"]),
         ([*EXPR_ARGS, "--param", "beta=-inf"], ["beta", "finite"]),
@@ -372,7 +459,9 @@ def run_main(capsys, argv):
         "constant_e",
     ],
 )
-def test_bad_parameters_exit_2_with_one_line_and_write_nothing(capsys, tmp_path, argv, words):
+def test_bad_parameters_exit_2_with_one_line_and_write_nothing(
+    capsys, tmp_path, argv, words
+):
     target = tmp_path / "out.py"
     code, out, err = run_main(capsys, [*argv, "-o", str(target)])
     assert code == 2
@@ -399,7 +488,9 @@ def test_header_options_reproduce_the_file(capsys, argv):
     assert code == 0, err
     options = next(line for line in out.split("\n") if line.startswith("# Options: "))
     assert "--param" in options
-    code, again, err = run_main(capsys, shlex.split(options.removeprefix("# Options: ")))
+    code, again, err = run_main(
+        capsys, shlex.split(options.removeprefix("# Options: "))
+    )
     assert code == 0, err
     assert again == out
 
@@ -440,7 +531,9 @@ def import_file(path: Path, name: str):
 
 def test_build_from_config_with_params(tf, tmp_path, capsys):
     (tmp_path / "pyproject.toml").write_text(PROJECT, encoding="utf-8")
-    code, out, err = run_main(capsys, ["build", "--config", str(tmp_path / "pyproject.toml")])
+    code, out, err = run_main(
+        capsys, ["build", "--config", str(tmp_path / "pyproject.toml")]
+    )
     assert code == 0, err
     assert "Traceback" not in err
 
@@ -449,17 +542,30 @@ def test_build_from_config_with_params(tf, tmp_path, capsys):
     assert beta.kind is inspect.Parameter.KEYWORD_ONLY and beta.default == 10.0
     for b in [10.0, 3.0]:
         refs = reference_partials(SMOOTH_RELU, ("x",), {"x": POINTS}, {"beta": b})
-        check_partials(tf, lambda x: module.smooth_relu(x, beta=b), ("x",), {"x": POINTS}, "float64", refs)
+        check_partials(
+            tf,
+            lambda x: module.smooth_relu(x, beta=b),
+            ("x",),
+            {"x": POINTS},
+            "float64",
+            refs,
+        )
 
     # The built module's Options line reproduces it on the command line.
     text = (tmp_path / "pkg" / "smooth_relu.py").read_text(encoding="utf-8")
     options = next(line for line in text.split("\n") if line.startswith("# Options: "))
-    code, again, err = run_main(capsys, shlex.split(options.removeprefix("# Options: ")))
+    code, again, err = run_main(
+        capsys, shlex.split(options.removeprefix("# Options: "))
+    )
     assert code == 0, err
     assert again == text
 
     # Parameters keep the table's order; an integer default becomes a float.
-    scaled = import_file(tmp_path / "pkg" / "scaled_softplus.py", "built_scaled_softplus")
+    scaled = import_file(
+        tmp_path / "pkg" / "scaled_softplus.py", "built_scaled_softplus"
+    )
     assert "def scaled_softplus(x, *, b=2.0, a=1.0):" in inspect.getsource(scaled)
-    refs = reference_partials("a*log(1 + exp(b*x))", ("x",), {"x": POINTS}, {"a": 1.0, "b": 2.0})
+    refs = reference_partials(
+        "a*log(1 + exp(b*x))", ("x",), {"x": POINTS}, {"a": 1.0, "b": 2.0}
+    )
     check_partials(tf, scaled.scaled_softplus, ("x",), {"x": POINTS}, "float64", refs)

@@ -17,7 +17,8 @@ import pytest
 import sympy as sp
 
 from generator import judge, regimes
-from generator.primitives import mul_exp, naive, sigmoid, softplus
+from generator.primitives import exp_finite, mul_exp, naive, sigmoid, softplus
+from generator.printer import TFPrinter
 from partials import tf_partials
 
 x = sp.Symbol("x", real=True)
@@ -61,16 +62,37 @@ def test_mul_exp_is_finite_where_exp_alone_is_not() -> None:
     assert np.isinf(naive_value[2:]).all()  # exp(90) overflows before the division
 
 
+def test_exp_finite_holds_below_overflow_in_each_dtype() -> None:
+    points = np.array([[0.0, 80.0, 88.0, 100.0, 1000.0, 3e38]])
+    float32 = judge.evaluate32(exp_finite(x), (x,), points)
+    float64 = judge.evaluate(exp_finite(x), (x,), points, np.float64)
+    np.testing.assert_array_equal(float32, np.exp(np.float32([0, 80, 87, 87, 87, 87])))
+    np.testing.assert_array_equal(
+        float64, np.exp([0.0, 80.0, 88.0, 100.0, 708.0, 708.0])
+    )
+    # inf/inf far out is the limit: (1 + e)/(2 + e) -> 1
+    ratio = (1 + exp_finite(x)) / (2 + exp_finite(x))
+    assert (judge.evaluate32(ratio, (x,), points)[2:] == 1).all()
+    assert TFPrinter(dtype_of="x").doprint(exp_finite(2 * x)) == "_exp_finite(2.0 * x)"
+
+
 def _true(expression: sp.Expr, order: int, point: float) -> float:
     # 200 digits: mish'' at x = 60 is -3.6e-50, a sum of terms of size 1 that cancel.
     with mpmath.workdps(200):
-        return float(sp.diff(expression, x, order).subs(x, sp.Float(point, 200)).evalf(200))
+        return float(
+            sp.diff(expression, x, order).subs(x, sp.Float(point, 200)).evalf(200)
+        )
 
 
 # (expression as the user writes it, the same in SymPy, points in the trouble band, points beyond)
 CASES = [
     # mish'' cancels for x > 30 (-2e-28 at x = 34.7 came out +6e-30); its tail is -8(x-1)exp(-2x).
-    ("x*tanh(log(1+exp(x)))", x * sp.tanh(sp.log(1 + sp.exp(x))), [40.0, 45.0, 60.0], [-3e38, 3e38]),
+    (
+        "x*tanh(log(1+exp(x)))",
+        x * sp.tanh(sp.log(1 + sp.exp(x))),
+        [40.0, 45.0, 60.0],
+        [-3e38, 3e38],
+    ),
     # exp(x) overflows at x = 88.7 while (exp(x)-1)/x is finite up to x = 93.
     ("(exp(x)-1)/x", (sp.exp(x) - 1) / x, [89.5, 91.0, 92.5, 60.0], [-3e38]),
 ]
@@ -118,7 +140,9 @@ def test_no_regime_for_values_that_flush_near_the_underflow(load_module) -> None
     module = load_module("x*sigmoid(x)", "swish")
     fn = module.swish
     source = Path(module.__file__).read_text()
-    forward = source[source.index("def _swish(x):") : source.index("def first_order_gradient")]
+    forward = source[
+        source.index("def _swish(x):") : source.index("def first_order_gradient")
+    ]
     assert "tf.where" not in forward
     points = [-87.75, -89.5, -92.0, -100.0]
     got = tf_partials(tf, fn, [tf.constant(points, tf.float32)], 2)
