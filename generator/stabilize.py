@@ -183,6 +183,27 @@ def _one_over_one_plus_exp(node: sp.Expr) -> sp.Expr | None:
     return sigmoid(-u) ** (-node.exp)
 
 
+def _exp_over_sum_of_two(node: sp.Expr) -> sp.Expr | None:
+    """exp(a)/(exp(a) + exp(b)) -> sigmoid(a - b): the quotient is inf/inf (or 0/0) where
+    both overflow (or flush), long before the sigmoid is anything but 1, 1/2 or 0."""
+    if not isinstance(node, sp.Mul):
+        return None
+    factors = list(node.args)
+    for i, f in enumerate(factors):
+        if not (isinstance(f, sp.Pow) and f.exp == -1 and isinstance(f.base, sp.Add) and len(f.base.args) == 2):
+            continue
+        args = [_exp_arg(t) for t in f.base.args]
+        if None in args:
+            continue
+        for j, g in enumerate(factors):
+            if isinstance(g, sp.exp) and g.args[0] in args:
+                a = g.args[0]
+                b = args[1] if args[0] == a else args[0]
+                rest = [h for k, h in enumerate(factors) if k not in (i, j)]
+                return sp.Mul(*rest) * sigmoid(a - b)
+    return None
+
+
 def _exp_times_sigmoid(node: sp.Expr) -> sp.Expr | None:
     """exp(u) * sigmoid(-u)**k -> sigmoid(u) * sigmoid(-u)**(k-1)."""
     if not isinstance(node, sp.Mul):
@@ -426,6 +447,7 @@ RULES: tuple[Rule, ...] = (
     Rule("log_sum_exp", "log(exp(a) + exp(b)) overflows; logaddexp/softplus do not", _log_of_sum_of_exps),
     Rule("log1mexp", "log(1 - exp(-x)) cancels near 0; log1mexp switches forms", _log_one_minus_exp),
     Rule("sigmoid", "1/(1 + exp(u)) overflows in exp; sigmoid does not", _one_over_one_plus_exp),
+    Rule("softmax_pair", "exp(a)/(exp(a) + exp(b)) is inf/inf where both overflow; sigmoid(a - b) is not", _exp_over_sum_of_two),
     Rule("exp_times_sigmoid", "exp(u)*sigmoid(-u) is sigmoid(u), without inf*0", _exp_times_sigmoid),
     Rule("one_minus_sigmoid", "1 - sigmoid(u) cancels; sigmoid(-u) does not", _one_minus_sigmoid),
     Rule("log_sigmoid", "log(sigmoid(u)) underflows to -inf; -softplus(-u) does not", _log_of_sigmoid),

@@ -21,10 +21,15 @@ from partials import tf_partials
 TOL = 4e-7  # a few float32 ulps, relative
 
 
-def _check(fn, truth: sp.Expr, symbols: list[sp.Symbol], points: list[tuple[float, ...]]) -> None:
+def _check(
+    fn, truth: sp.Expr, symbols: list[sp.Symbol], points: list[tuple[float, ...]]
+) -> None:
     import tensorflow as tf
 
-    columns = [tf.constant([p[i] for p in points], dtype=tf.float32) for i in range(len(symbols))]
+    columns = [
+        tf.constant([p[i] for p in points], dtype=tf.float32)
+        for i in range(len(symbols))
+    ]
     got = tf_partials(tf, fn, columns, 2)
     tiny = float(np.finfo(np.float32).tiny)
     for index, values in got.items():
@@ -34,10 +39,19 @@ def _check(fn, truth: sp.Expr, symbols: list[sp.Symbol], points: list[tuple[floa
         values = values.numpy().astype(np.float64)
         for point, value in zip(points, values):
             with mpmath.workdps(60):
-                true = float(expr.subs(dict(zip(symbols, (sp.Float(c, 60) for c in point)))).evalf(60))
+                true = float(
+                    expr.subs(
+                        dict(zip(symbols, (sp.Float(c, 60) for c in point)))
+                    ).evalf(60)
+                )
             true = 0.0 if abs(true) < tiny else true
             if abs(true) > float(np.finfo(np.float32).max):
-                assert value == np.copysign(np.inf, true), (index, point, value, true)  # overflow is right
+                assert value == np.copysign(np.inf, true), (
+                    index,
+                    point,
+                    value,
+                    true,
+                )  # overflow is right
                 continue
             assert np.isfinite(value), (index, point, value, true)
             assert abs(value - true) <= TOL * abs(true), (index, point, value, true)
@@ -52,7 +66,10 @@ def test_hypot_slopes_where_hypot_overflows(load_module) -> None:
     import tensorflow as tf
 
     with tf.GradientTape() as tape:
-        xs = [tf.constant([p[0] for p in points], tf.float32), tf.constant([p[1] for p in points], tf.float32)]
+        xs = [
+            tf.constant([p[0] for p in points], tf.float32),
+            tf.constant([p[1] for p in points], tf.float32),
+        ]
         tape.watch(xs)
         value = fn(*xs)
     assert np.isposinf(value.numpy()[:2]).all()
@@ -62,7 +79,9 @@ def test_hypot_slopes_where_hypot_overflows(load_module) -> None:
     _check(fn, sp.sqrt(x**2 + y**2), [x, y], finite)
 
 
-@pytest.mark.parametrize("x_m_s", list(itertools.product([1.4e-36], [1.4e-36, 0.0], [1.4e-36, 1e-30])))
+@pytest.mark.parametrize(
+    "x_m_s", list(itertools.product([1.4e-36], [1.4e-36, 0.0], [1.4e-36, 1e-30]))
+)
 def test_gaussian_nll_with_a_tiny_scale(load_module, x_m_s) -> None:
     x, m, s = sp.symbols("x m s", real=True)
     fn = load_module("log(s) + (x - m)**2/(2*s**2)", "nll", ["x", "m", "s"]).nll
@@ -75,3 +94,18 @@ def test_log1mexp_second_derivative_near_the_overflow(load_module) -> None:
     x = sp.Symbol("x", real=True)
     fn = load_module("log(1 - exp(-x))", "log1mexp", ["x"]).log1mexp
     _check(fn, sp.log(1 - sp.exp(-x)), [x], [(7e-20,), (1e-10,), (2.0,)])
+
+
+def test_two_way_softmax_where_both_exponentials_overflow_or_flush(load_module) -> None:
+    # exp(x)/(exp(x) + exp(y)) is inf/inf at x = y = 100 and 0/0 at x = y = -110 (the rule
+    # softmax_pair makes it sigmoid(x - y)); its partials are sigmoid slopes there.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("exp(x)/(exp(x) + exp(y))", "softmax2", ["x", "y"]).softmax2
+    points = [
+        (100.0, 100.0),
+        (-110.0, -110.0),
+        (100.0, 95.0),
+        (-3e38, -3e38),
+        (1.5, -2.0),
+    ]
+    _check(fn, sp.exp(x) / (sp.exp(x) + sp.exp(y)), [x, y], points)

@@ -109,6 +109,14 @@ CASES: tuple[Case, ...] = (
         label="squared",
         then=("exp_times_sigmoid",),
     ),
+    # Two-way softmax: at x = y = 100 both exps overflow, inf/inf = nan; at x = y = -110 both
+    # flush to 0, 0/0 = nan; the truth is 1/2. At x = 100, y = 0 it is inf/inf, truth 1.
+    Case(
+        "softmax_pair",
+        sp.exp(x) / (sp.exp(x) + sp.exp(y)),
+        sigmoid(x - y),
+        {x: (100.0, -110.0, 100.0), y: (100.0, -110.0, 0.0)},
+    ),
     # exp(100) * sigmoid(-100) is inf * 0 = nan; the product is sigmoid(100) = 1.
     Case("exp_times_sigmoid", sp.exp(x) * sigmoid(-x), sigmoid(x), {x: (100.0,)}),
     # At x = 60 sigmoid(-60)**2 = 7.6e-53 underflows to 0, truth 8.8e-27; at x = 100 it is inf * 0.
@@ -317,6 +325,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log1mexp", sp.log(1 + sp.exp(-x))),
     ("log1mexp", sp.log(1 - 2 * sp.exp(-x))),
     ("sigmoid", 1 / (2 + sp.exp(x))),
+    ("softmax_pair", sp.exp(x) / (sp.exp(y) + sp.exp(2 * y))),
+    ("softmax_pair", sp.exp(x) / (sp.exp(x) + y)),
+    ("softmax_pair", sp.exp(x) / (sp.exp(x) + sp.exp(y)) ** 2),
     ("exp_times_sigmoid", sp.exp(x) * sigmoid(x)),
     ("one_minus_sigmoid", 2 - sigmoid(x)),
     ("log_sigmoid", sp.log(1 + sigmoid(x))),
