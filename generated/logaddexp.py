@@ -17,7 +17,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 
 Stabilising rewrites applied:
 
-    - log_sum_exp: log(exp(a) + exp(b)) overflows; logaddexp/softplus do not
+    - log_sum_exp: log(exp(a) + exp(b) + ...) overflows; logaddexp/softplus do not
     - sigmoid_slope: sigmoid(u)*sigmoid(-u) as exp(-|u|)/(1 + exp(-|u|))**2: one exp, half the rounding of two TF sigmoids
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid

@@ -14,7 +14,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 
 Stabilising rewrites applied:
 
-    - log_sum_exp: log(exp(a) + exp(b)) overflows; logaddexp/softplus do not
+    - log_sum_exp: log(exp(a) + exp(b) + ...) overflows; logaddexp/softplus do not
     - sech_squared: 1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not
     - divide_stepwise: a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not
     - asymptote: far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value

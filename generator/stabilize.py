@@ -87,17 +87,26 @@ def _split_one(expr: sp.Expr, sign: int = 1) -> sp.Expr | None:
 # --- logarithms --------------------------------------------------------------
 
 
+def _log_sum_exp(args: Sequence[sp.Expr]) -> sp.Expr:
+    """log(exp(a1) + exp(a2) + ...) folded into logaddexp (softplus where an argument is
+    0), in SymPy's sort order: logaddexp(logaddexp(a1, a2), a3) for three."""
+    ordered = sorted(args, key=sp.default_sort_key)
+    if 0 in ordered:  # log(1 + ...) = softplus(log(...)) would be a detour: keep 0 last
+        ordered = [a for a in ordered if a != 0] + [sp.Integer(0)]
+    total = ordered[0]
+    for a in ordered[1:]:
+        total = softplus(total) if a == 0 else logaddexp(*sorted((total, a), key=sp.default_sort_key))
+    return total
+
+
 def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
-    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Add) or len(node.args[0].args) != 2:
+    """log(exp(a) + exp(b) + ...) -> logaddexp(a, b, ...) (1 counts as exp(0))."""
+    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Add):
         return None
-    a, b = (_exp_arg(t) for t in node.args[0].args)
-    if a is None or b is None:
+    args = [_exp_arg(t) for t in node.args[0].args]
+    if None in args or args.count(0) > 1:
         return None
-    if a == 0:
-        return softplus(b)
-    if b == 0:
-        return softplus(a)
-    return logaddexp(*sorted((a, b), key=sp.default_sort_key))
+    return _log_sum_exp(args)
 
 
 def _log_one_minus_exp(node: sp.Expr) -> sp.Expr | None:
@@ -183,24 +192,30 @@ def _one_over_one_plus_exp(node: sp.Expr) -> sp.Expr | None:
     return sigmoid(-u) ** (-node.exp)
 
 
-def _exp_over_sum_of_two(node: sp.Expr) -> sp.Expr | None:
-    """exp(a)/(exp(a) + exp(b)) -> sigmoid(a - b): the quotient is inf/inf (or 0/0) where
-    both overflow (or flush), long before the sigmoid is anything but 1, 1/2 or 0."""
+def _exp_over_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
+    """exp(a)/(exp(a) + exp(b)) -> sigmoid(a - b), and with more terms
+    exp(a)/(exp(a) + exp(b) + exp(c)) -> sigmoid(-logaddexp(b - a, c - a)): the quotient
+    is inf/inf (or 0/0) where the exps overflow (or flush), long before the softmax is
+    anything but 1, 1/2 or 0. The differences come first: a - logaddexp(b, c) at
+    a = b = c = 1e30 is 0 (logaddexp rounds its log(2) away), not -log(2)."""
     if not isinstance(node, sp.Mul):
         return None
     factors = list(node.args)
     for i, f in enumerate(factors):
-        if not (isinstance(f, sp.Pow) and f.exp == -1 and isinstance(f.base, sp.Add) and len(f.base.args) == 2):
+        if not (isinstance(f, sp.Pow) and f.exp == -1 and isinstance(f.base, sp.Add)):
             continue
         args = [_exp_arg(t) for t in f.base.args]
-        if None in args:
+        if None in args or args.count(0) > 1:
             continue
         for j, g in enumerate(factors):
             if isinstance(g, sp.exp) and g.args[0] in args:
                 a = g.args[0]
-                b = args[1] if args[0] == a else args[0]
+                others = list(args)
+                others.remove(a)
                 rest = [h for k, h in enumerate(factors) if k not in (i, j)]
-                return sp.Mul(*rest) * sigmoid(a - b)
+                if len(others) == 1:
+                    return sp.Mul(*rest) * sigmoid(a - others[0])
+                return sp.Mul(*rest) * sigmoid(-_log_sum_exp([b - a for b in others]))
     return None
 
 
@@ -222,13 +237,20 @@ def _exp_times_sigmoid(node: sp.Expr) -> sp.Expr | None:
 
 
 def _one_minus_sigmoid(node: sp.Expr) -> sp.Expr | None:
-    """1 - sigmoid(u) + rest = sigmoid(-u) + rest, also inside a longer sum."""
-    if not isinstance(node, sp.Add) or sp.Integer(1) not in node.args:
+    """1 - sigmoid(u) + rest = sigmoid(-u) + rest, also inside a longer sum, and with a
+    common factor: t - t*sigmoid(u) + rest = t*sigmoid(-u) + rest (the chain rule spreads
+    a softmax's second partials so: S*P - S**2*P with S = sigmoid(-L) near 1)."""
+    if not isinstance(node, sp.Add):
         return None
-    for term in node.args:
-        if isinstance(-term, sigmoid):
-            rest = [t for t in node.args if t is not term and t != 1]
-            return sp.Add(*rest) + sigmoid(-(-term).args[0])
+    terms = node.args
+    for i, t in enumerate(terms):
+        for j, other in enumerate(terms):
+            if i == j:
+                continue
+            ratio = other / t
+            if isinstance(-ratio, sigmoid):
+                rest = [term for k, term in enumerate(terms) if k not in (i, j)]
+                return sp.Add(*rest) + t * sigmoid(-(-ratio).args[0])
     return None
 
 
@@ -258,14 +280,19 @@ def _square_parts(term: sp.Expr) -> sp.Expr | None:
 
 
 def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
-    if not isinstance(node, sp.Pow) or not isinstance(node.base, sp.Add) or len(node.base.args) != 2:
+    """sqrt(a**2 + b**2 + ...) -> hypot(hypot(a, b), ...), in SymPy's sort order."""
+    if not isinstance(node, sp.Pow) or not isinstance(node.base, sp.Add):
         return None
     if not (node.exp.is_Rational and node.exp.q == 2):
         return None
-    a, b = (_square_parts(t) for t in node.base.args)
-    if a is None or b is None or (a.is_number and b.is_number):
+    parts = [_square_parts(t) for t in node.base.args]
+    if None in parts or all(p.is_number for p in parts):
         return None
-    return hypot(*sorted((a, b), key=sp.default_sort_key)) ** node.exp.p
+    ordered = sorted(parts, key=sp.default_sort_key)
+    total = ordered[0]
+    for p in ordered[1:]:
+        total = hypot(*sorted((total, p), key=sp.default_sort_key))
+    return total**node.exp.p
 
 
 def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
@@ -444,10 +471,14 @@ def _balance_gaussian(node: sp.Expr) -> sp.Expr | None:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("log_sum_exp", "log(exp(a) + exp(b)) overflows; logaddexp/softplus do not", _log_of_sum_of_exps),
+    Rule("log_sum_exp", "log(exp(a) + exp(b) + ...) overflows; logaddexp/softplus do not", _log_of_sum_of_exps),
     Rule("log1mexp", "log(1 - exp(-x)) cancels near 0; log1mexp switches forms", _log_one_minus_exp),
     Rule("sigmoid", "1/(1 + exp(u)) overflows in exp; sigmoid does not", _one_over_one_plus_exp),
-    Rule("softmax_pair", "exp(a)/(exp(a) + exp(b)) is inf/inf where both overflow; sigmoid(a - b) is not", _exp_over_sum_of_two),
+    Rule(
+        "softmax",
+        "exp(a)/(exp(a) + exp(b) + ...) is inf/inf where the exps overflow; sigmoid(a - logaddexp(b, ...)) is not",
+        _exp_over_sum_of_exps,
+    ),
     Rule("exp_times_sigmoid", "exp(u)*sigmoid(-u) is sigmoid(u), without inf*0", _exp_times_sigmoid),
     Rule("one_minus_sigmoid", "1 - sigmoid(u) cancels; sigmoid(-u) does not", _one_minus_sigmoid),
     Rule("log_sigmoid", "log(sigmoid(u)) underflows to -inf; -softplus(-u) does not", _log_of_sigmoid),

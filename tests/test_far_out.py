@@ -109,3 +109,32 @@ def test_two_way_softmax_where_both_exponentials_overflow_or_flush(load_module) 
         (1.5, -2.0),
     ]
     _check(fn, sp.exp(x) / (sp.exp(x) + sp.exp(y)), [x, y], points)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        (
+            "log(exp(x) + exp(y) + exp(z))",
+            lambda x, y, z: sp.log(sp.exp(x) + sp.exp(y) + sp.exp(z)),
+        ),
+        (
+            "exp(x)/(exp(x) + exp(y) + exp(z))",
+            lambda x, y, z: sp.exp(x) / (sp.exp(x) + sp.exp(y) + sp.exp(z)),
+        ),
+    ],
+    ids=["logsumexp", "softmax"],
+)
+def test_three_way_logsumexp_and_softmax(load_module, text, truth) -> None:
+    # At 1e30 a logaddexp of two inputs rounds their log(2) away: the partials (the softmax,
+    # 1/3 each) come from the differences of the inputs, which are exact there.
+    x, y, z = sp.symbols("x y z", real=True)
+    fn = load_module(text, "lse3", ["x", "y", "z"]).lse3
+    points = [
+        (100.0, 100.0, 100.0),
+        (1e30, 1e30, 1e30),
+        (-110.0, -110.0, -109.0),
+        (5.0, -3.0, 0.5),
+        (1e30, 1e30, 0.0),
+    ]
+    _check(fn, truth(x, y, z), [x, y, z], points)

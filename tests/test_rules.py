@@ -109,10 +109,27 @@ CASES: tuple[Case, ...] = (
         label="squared",
         then=("exp_times_sigmoid",),
     ),
+    # Three terms: exp(100) overflows, log(inf) = inf; the truth is 100 + log(3).
+    Case(
+        "log_sum_exp",
+        sp.log(sp.exp(x) + sp.exp(y) + sp.exp(t)),
+        logaddexp(y, logaddexp(t, x)),
+        {x: (100.0,), y: (100.0,), t: (100.0,)},
+        label="three",
+    ),
+    # Three-way softmax at x = y = t = 100: inf/inf; the truth is 1/3. The differences come
+    # first: x - logaddexp(y, t) at 1e30 would round log(2) away.
+    Case(
+        "softmax",
+        sp.exp(x) / (sp.exp(x) + sp.exp(y) + sp.exp(t)),
+        sigmoid(-logaddexp(t - x, y - x)),
+        {x: (100.0, 1e30), y: (100.0, 1e30), t: (100.0, 1e30)},
+        label="three",
+    ),
     # Two-way softmax: at x = y = 100 both exps overflow, inf/inf = nan; at x = y = -110 both
     # flush to 0, 0/0 = nan; the truth is 1/2. At x = 100, y = 0 it is inf/inf, truth 1.
     Case(
-        "softmax_pair",
+        "softmax",
         sp.exp(x) / (sp.exp(x) + sp.exp(y)),
         sigmoid(x - y),
         {x: (100.0, -110.0, 100.0), y: (100.0, -110.0, 0.0)},
@@ -174,6 +191,14 @@ CASES: tuple[Case, ...] = (
         label="reciprocal",
     ),
     Case("hypot", sp.sqrt(1 + x**2), hypot(1, x), {x: (1e20,)}, label="constant"),
+    # Three squares: 1e20**2 overflows; the norm is 1.7e20.
+    Case(
+        "hypot",
+        sp.sqrt(x**2 + y**2 + t**2),
+        hypot(y, hypot(t, x)),
+        {x: (1e20,), y: (1e20,), t: (1e20,)},
+        label="three",
+    ),
     # pseudo-Huber after the hypot rule: hypot(1, 1e-4) = 1 + 5e-9 rounds to 1, minus 1 is 0.
     Case(
         "hypot_minus_const",
@@ -325,9 +350,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log1mexp", sp.log(1 + sp.exp(-x))),
     ("log1mexp", sp.log(1 - 2 * sp.exp(-x))),
     ("sigmoid", 1 / (2 + sp.exp(x))),
-    ("softmax_pair", sp.exp(x) / (sp.exp(y) + sp.exp(2 * y))),
-    ("softmax_pair", sp.exp(x) / (sp.exp(x) + y)),
-    ("softmax_pair", sp.exp(x) / (sp.exp(x) + sp.exp(y)) ** 2),
+    ("softmax", sp.exp(x) / (sp.exp(y) + sp.exp(2 * y))),
+    ("softmax", sp.exp(x) / (sp.exp(x) + y)),
+    ("softmax", sp.exp(x) / (sp.exp(x) + sp.exp(y)) ** 2),
     ("exp_times_sigmoid", sp.exp(x) * sigmoid(x)),
     ("one_minus_sigmoid", 2 - sigmoid(x)),
     ("log_sigmoid", sp.log(1 + sigmoid(x))),

@@ -21,7 +21,7 @@ order 3, TensorFlow differentiates the order-3 formulas itself.
 
 Stabilising rewrites applied:
 
-    - log_sum_exp: log(exp(a) + exp(b)) overflows; logaddexp/softplus do not
+    - log_sum_exp: log(exp(a) + exp(b) + ...) overflows; logaddexp/softplus do not
     - sigmoid_difference: sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not
     - sigmoid_slope: sigmoid(u)*sigmoid(-u) as exp(-|u|)/(1 + exp(-|u|))**2: one exp, half the rounding of two TF sigmoids
 
