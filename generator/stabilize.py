@@ -271,11 +271,14 @@ def _tanh_from_exps(node: sp.Expr) -> sp.Expr | None:
 
 
 def _square_parts(term: sp.Expr) -> sp.Expr | None:
-    """a if term is a**2 (or a positive number a**2), else None."""
+    """a if term is a**2 (or a positive number a**2), sqrt(c)*a for c*a**2, else None."""
     if isinstance(term, sp.Pow) and term.exp == 2:
         return term.base
     if term.is_number and term.is_positive:
         return sp.sqrt(term)
+    coeff, rest = term.as_coeff_Mul()
+    if coeff.is_positive and coeff != 1 and isinstance(rest, sp.Pow) and rest.exp == 2:
+        return sp.sqrt(coeff) * rest.base
     return None
 
 
@@ -293,6 +296,19 @@ def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
     for p in ordered[1:]:
         total = hypot(*sorted((total, p), key=sp.default_sort_key))
     return total**node.exp.p
+
+
+def _inverse_hyperbolic(node: sp.Expr) -> sp.Expr | None:
+    """log(u + hypot(1, u)) -> asinh(u), log(u + sqrt(u**2 - 1)) -> acosh(u): for u << 0
+    the sum cancels (log(0) = -inf at u = -1e4), and u**2 overflows for |u| > 1.8e19."""
+    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Add) or len(node.args[0].args) != 2:
+        return None
+    for u, root in (node.args[0].args, node.args[0].args[::-1]):
+        if isinstance(root, hypot) and set(root.args) == {sp.Integer(1), u}:
+            return sp.asinh(u)
+        if root == sp.sqrt(u**2 - 1):
+            return sp.acosh(u)
+    return None
 
 
 def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
@@ -489,6 +505,11 @@ RULES: tuple[Rule, ...] = (
     Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
     Rule("hypot", "squares overflow above 1.8e19; hypot scales first", _sqrt_of_sum_of_squares),
     Rule("hypot_minus_const", "hypot(c, u) - c cancels near u = 0", _hypot_minus_one),
+    Rule(
+        "inverse_hyperbolic",
+        "log(u + sqrt(u**2 + 1)) cancels for u << 0 and overflows in u**2; asinh (acosh) does not",
+        _inverse_hyperbolic,
+    ),
     Rule("one_minus_cos", "1 - cos(u) cancels near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
     Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
