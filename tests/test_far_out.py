@@ -138,3 +138,13 @@ def test_three_way_logsumexp_and_softmax(load_module, text, truth) -> None:
         (1e30, 1e30, 0.0),
     ]
     _check(fn, truth(x, y, z), [x, y, z], points)
+
+
+def test_cauchy_loss_where_the_square_overflows(load_module) -> None:
+    # log(1 + x**2) is log1p(inf) = inf for |x| > 1.8e19; the value is 2*log|x| (92.1 at 1e20),
+    # the slope 2/x (log1p_of_power splits it at |x| = 2**30).
+    x = sp.Symbol("x", real=True)
+    fn = load_module("log(1 + x**2)", "cauchy", ["x"]).cauchy
+    _check(
+        fn, sp.log(1 + x**2), [x], [(1e20,), (-1e25,), (3e38,), (2e9,), (0.5,), (-3.0,)]
+    )

@@ -126,6 +126,20 @@ CASES: tuple[Case, ...] = (
         {x: (100.0, 1e30), y: (100.0, 1e30), t: (100.0, 1e30)},
         label="three",
     ),
+    # log(1 + x**2) after the log1p rule: at x = 1e20 and -1e25 the square overflows and log1p
+    # is inf; the truth is 92.1 and 115.1.
+    Case(
+        "log1p_of_power",
+        log1p(x**2),
+        sp.Piecewise(
+            (
+                2 * sp.log(sp.Abs(x)) + log1p(ipow(1 / x, 2)),
+                sp.Abs(x) > sp.Float(1073741824.0, 17),
+            ),
+            (log1p(x**2), True),
+        ),
+        {x: (1e20, -1e25)},
+    ),
     # Two-way softmax: at x = y = 100 both exps overflow, inf/inf = nan; at x = y = -110 both
     # flush to 0, 0/0 = nan; the truth is 1/2. At x = 100, y = 0 it is inf/inf, truth 1.
     Case(
@@ -404,6 +418,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("distribute_quotient", (1 - x**2) / y),
     ("reflection_split", softplus(x) - t * y),
     ("log_of_ratio", sp.log(x + 1)),
+    ("log1p_of_power", log1p(x**3)),
+    ("log1p_of_power", log1p(-(x**2))),
+    ("log1p_of_power", log1p(y * x**2)),
 )
 
 
