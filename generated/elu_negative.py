@@ -14,7 +14,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 
 Stabilising rewrites applied:
 
-    - expm1: exp(u) - 1 cancels near 0; expm1 does not
+    - expm1: exp(u) - 1 and 1 - exp(u) cancel near 0; expm1 does not
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range and around nonzero roots; the forms evaluated with NumPy

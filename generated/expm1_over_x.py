@@ -14,7 +14,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 
 Stabilising rewrites applied:
 
-    - expm1: exp(u) - 1 cancels near 0; expm1 does not
+    - expm1: exp(u) - 1 and 1 - exp(u) cancel near 0; expm1 does not
     - divide_stepwise: a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not
     - series: near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold
     - asymptote: far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value

@@ -15,7 +15,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 Stabilising rewrites applied:
 
     - sigmoid: 1/(1 + exp(u)) overflows in exp; sigmoid does not
-    - expm1: exp(u) - 1 cancels near 0; expm1 does not
+    - expm1: exp(u) - 1 and 1 - exp(u) cancel near 0; expm1 does not
     - tanh: (exp(u) - 1)/(exp(u) + 1) overflows; tanh(u/2) does not
     - exp_times_sigmoid: exp(u)*sigmoid(-u) is sigmoid(u), without inf*0
     - sigmoid_difference: sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not

@@ -140,6 +140,13 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1e20, -1e25)},
     ),
+    # Shifted softplus: softplus(1e-8) rounds to log(2), so the difference is 0; truth 5e-9.
+    Case(
+        "shifted_softplus",
+        softplus(x) - sp.log(2),
+        sp.Piecewise((log1p(expm1(x) / 2), x < 1), (softplus(x) - sp.log(2), True)),
+        {x: (1e-8, -1e-7)},
+    ),
     # Two-way softmax: at x = y = 100 both exps overflow, inf/inf = nan; at x = y = -110 both
     # flush to 0, 0/0 = nan; the truth is 1/2. At x = 100, y = 0 it is inf/inf, truth 1.
     Case(
@@ -172,6 +179,8 @@ CASES: tuple[Case, ...] = (
     # exp(1e-8) rounds to 1: exp(x) - 1 = 0; the truth is 1e-8.
     Case("expm1", sp.exp(x) - 1, expm1(x), {x: (1e-8,)}),
     Case("expm1", sp.exp(x) - 1 + x, expm1(x) + x, {x: (1e-8,)}, label="in_a_sum"),
+    # 1 - exp(-1e-8) rounds to 0 as well; sqrt(1 - exp(-x)) was 0 at x = 1e-20, truth 1e-10.
+    Case("expm1", 1 - sp.exp(-x), -expm1(-x), {x: (1e-8,)}, label="one_minus"),
     # (exp(x) - 1)/(exp(x) + 1) after the expm1 and sigmoid rules: at x = 100 expm1 is inf and
     # sigmoid(-100) is 0, inf * 0 = nan; the truth is tanh(50) = 1.
     Case("tanh", expm1(x) * sigmoid(-x), sp.tanh(x / 2), {x: (100.0, 90.0)}),
@@ -391,6 +400,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("one_minus_sigmoid", 2 - sigmoid(x)),
     ("log_sigmoid", sp.log(1 + sigmoid(x))),
     ("expm1", sp.exp(x) - 2),
+    ("expm1", 1 + sp.exp(x)),
     ("tanh", expm1(x) * sigmoid(x)),
     ("log1p", sp.log(2 + x)),
     ("logcosh", sp.log(sp.sinh(x))),
@@ -418,6 +428,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("distribute_quotient", (1 - x**2) / y),
     ("reflection_split", softplus(x) - t * y),
     ("log_of_ratio", sp.log(x + 1)),
+    ("shifted_softplus", softplus(x) - sp.log(3)),
+    ("shifted_softplus", 2 * softplus(x) - sp.log(2)),
     ("log1p_of_power", log1p(x**3)),
     ("log1p_of_power", log1p(-(x**2))),
     ("log1p_of_power", log1p(y * x**2)),
