@@ -22,6 +22,8 @@ Hands on: expressions with Piecewise, clip and away nodes for the printer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import mpmath
 import numpy as np
 import sympy as sp
@@ -286,13 +288,10 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
 def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
     if sp.count_ops(naive(truth)) > SERIES_MAX_OPS or _has_opaque_constants(naive(truth)):
         return None
-    try:
-        series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
-    except (NotImplementedError, ValueError, TypeError, RecursionError, ArithmeticError, sp.PoleError):
-        return None
-    if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):
-        return None
     exact = judge._mp_function(truth, (x,))
+    series = _numeric_taylor(exact, x) if _regular_at_zero(truth, x) else _symbolic_series(truth, x)
+    if series is None:
+        return None
     poly = sp.lambdify(x, series, modules="mpmath")
     threshold = None
     with mpmath.workdps(40):
@@ -316,6 +315,44 @@ def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | Non
     bound = sp.Float(threshold, 17)
     polynomial = _polyval(series, x).xreplace({x: clip(x, -bound, bound)})
     return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
+
+
+def _regular_at_zero(truth: sp.Expr, x: sp.Symbol) -> bool:
+    """Whether the textbook form has a finite value at 0 as written (no 0/0 to remove)."""
+    try:
+        value = naive(truth).subs(x, 0)
+    except (ArithmeticError, ValueError, TypeError):
+        return False
+    return bool(value.is_number and value.is_finite and not value.has(sp.nan, sp.zoo))
+
+
+def _symbolic_series(truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
+    """SymPy's Taylor series at 0, for a removable singularity there (sin(x)/x)."""
+    try:
+        series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
+    except (NotImplementedError, ValueError, TypeError, RecursionError, ArithmeticError, sp.PoleError):
+        return None
+    if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):
+        return None
+    return series
+
+
+def _numeric_taylor(exact: Callable, x: sp.Symbol) -> sp.Expr | None:
+    """The Taylor polynomial at 0 from mpmath's derivatives at 200 digits, for a function
+    that is regular there: SymPy's series of tanh(softplus(x))'' ran for minutes. Below
+    1e-60 of the largest, a coefficient is taken as 0 (so that odd and even functions
+    keep their parity)."""
+    try:
+        with mpmath.workdps(200):
+            coeffs = mpmath.taylor(exact, 0, SERIES_TERMS - 1)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    if not all(isinstance(c, mpmath.mpf) and mpmath.isfinite(c) for c in coeffs):
+        return None
+    largest = max(abs(c) for c in coeffs)
+    return sp.Add(
+        *(sp.Float(c, 20) * x**k for k, c in enumerate(coeffs) if abs(c) > largest * mpmath.mpf(10) ** -60)
+    )
 
 
 def _has_opaque_constants(expr: sp.Expr) -> bool:

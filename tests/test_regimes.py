@@ -17,7 +17,7 @@ import pytest
 import sympy as sp
 
 from generator import judge, regimes
-from generator.primitives import exp_finite, mul_exp, naive, sigmoid, softplus
+from generator.primitives import exp_finite, mul_exp, naive, polyval, sigmoid, softplus
 from generator.printer import TFPrinter
 from partials import tf_partials
 
@@ -160,3 +160,27 @@ def test_overflow_beyond_the_band_is_inf_not_nan(load_module) -> None:
     got = tf_partials(tf, fn, [xs], 2)
     for index in [(), (0,), (0, 0)]:
         assert np.isposinf(got[index].numpy()).all(), (index, got[index].numpy())
+
+
+def test_numeric_taylor_matches_the_series_of_a_regular_function() -> None:
+    # exp: 1/k!; sin: odd, so the even coefficients are dropped as 0.
+    for expr, exact in ((sp.exp(x), lambda k: 1 / sp.factorial(k)), (sp.sin(x), None)):
+        series = regimes._numeric_taylor(judge._mp_function(expr, (x,)), x)
+        poly = sp.Poly(series, x)
+        if exact is not None:
+            for k in range(regimes.SERIES_TERMS):
+                assert abs(poly.coeff_monomial(x**k) - exact(k)) <= 1e-15 * exact(k)
+        else:
+            assert all(d % 2 == 1 for (d,) in poly.monoms())
+            assert abs(poly.coeff_monomial(x**3) + sp.Rational(1, 6)) < 1e-16
+
+
+def test_series_of_a_regular_function_is_numeric() -> None:
+    # tanh(softplus(x))'' has a root near 0 where its form cancels; SymPy's series of its
+    # textbook form (sigmoids and a tanh of a log) ran for minutes. It is regular at 0, so
+    # mpmath's Taylor coefficients serve.
+    truth = sp.diff(sp.tanh(softplus(x)), x, 2)
+    assert regimes._regular_at_zero(truth, x)
+    assert not regimes._regular_at_zero(sp.sin(x) / x, x)
+    regime = regimes._series_regime(truth, truth, x)
+    assert regime is not None and regime.has(polyval)
