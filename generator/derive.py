@@ -114,7 +114,12 @@ def derive(
 
     by_name = {v.name: v for v in variables}
     _check_defined(expr, sp.sstr(expr))
-    partials: dict[Index, sp.Expr] = {(): choose([stable(expr)], expr)}
+    candidates = [stable(expr)]
+    if sp.count_ops(expr) <= SIMPLIFY_MAX_OPS:
+        # One quotient instead of a sum that cancels: 1/x + 1/(1 - x) at x = 1e8.
+        together = sp.cancel(sp.together(expr))
+        candidates += [stable(together), stable(sp.factor(together))]
+    partials: dict[Index, sp.Expr] = {(): choose(candidates, expr)}
     raw: dict[Index, sp.Expr] = {(): expr}
     names = [v.name for v in variables]
     for k in range(1, order + 1):

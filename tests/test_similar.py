@@ -24,6 +24,7 @@ CASES = {
     "cauchy (f 83.0%)": ("log(1 + x**2)", {}, (99.5, 99.5, 97.0)),
     "shifted softplus (f 66.7%)": ("log(1 + exp(x)) - log(2)", {}, (99.5, 99.5, 99.5)),
     "sqrt(-expm1) (f 67.6%)": ("sqrt(1 - exp(-x))", {}, (99.5, 99.5, 99.5)),
+    "partial fractions (f 75.0%)": ("1/x + 1/(1 - x)", {}, (99.5, 97.0, 99.5)),
     "mish with beta (f'' 70.5%)": (
         "x*tanh(log(1 + exp(beta*x)))",
         {"beta": 1.5},
