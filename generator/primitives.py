@@ -330,7 +330,7 @@ class exp_finite(sp.Function):  # noqa: N801
     Far out a quotient of exponentials is inf/inf and a product inf*0 where the
     true value is finite; with the exponential held at a large finite value the
     other factors saturate too, and the result is the limit it approaches. Kept
-    only where the judge measures it better (generator.derive).
+    only as a repair: right wherever it changes a value (judge.repairs, generator.derive).
     """
 
     nargs = 1

@@ -350,6 +350,8 @@ def _numeric_taylor(exact: Callable, x: sp.Symbol) -> sp.Expr | None:
     if not all(isinstance(c, mpmath.mpf) and mpmath.isfinite(c) for c in coeffs):
         return None
     largest = max(abs(c) for c in coeffs)
+    if not largest:
+        return None
     return sp.Add(
         *(sp.Float(c, 20) * x**k for k, c in enumerate(coeffs) if abs(c) > largest * mpmath.mpf(10) ** -60)
     )
