@@ -327,12 +327,26 @@ def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
 
 
 def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
-    """1 - cos(u) = 2*sin(u/2)**2, also as part of a longer sum (1 - cos(x) - x**2/2)."""
-    found = _beside_one(node, 1, lambda term: isinstance(-term, sp.cos))
-    if found is None:
+    """1 - cos(u) = 2*sin(u/2)**2 and cos(u) - 1 = -2*sin(u/2)**2, also as part of a longer
+    sum (1 - cos(x) - x**2/2)."""
+    for one, sign in ((1, -1), (-1, 1)):
+        found = _beside_one(node, one, lambda term: isinstance(sign * term, sp.cos))
+        if found is not None:
+            term, rest = found
+            return -sign * 2 * sp.sin((sign * term).args[0] / 2) ** 2 + rest
+    return None
+
+
+def _log_of_difference_of_exps(node: sp.Expr) -> sp.Expr | None:
+    """log(exp(a) - exp(b)) = a + log1mexp(a - b) (real where a > b): exp(a) overflows for
+    a > 88.7 and the difference cancels for a near b, where log1mexp switches forms."""
+    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Add) or len(node.args[0].args) != 2:
         return None
-    term, rest = found
-    return 2 * sp.sin((-term).args[0] / 2) ** 2 + rest
+    for plus, minus in (node.args[0].args, node.args[0].args[::-1]):
+        a, b = _exp_arg(plus), _exp_arg(-minus)
+        if a is not None and b is not None and a != b:
+            return a + log1mexp(a - b)
+    return None
 
 
 def _one_plus(
@@ -490,6 +504,11 @@ def _balance_gaussian(node: sp.Expr) -> sp.Expr | None:
 RULES: tuple[Rule, ...] = (
     Rule("log_sum_exp", "log(exp(a) + exp(b) + ...) overflows; logaddexp/softplus do not", _log_of_sum_of_exps),
     Rule("log1mexp", "log(1 - exp(-x)) cancels near 0; log1mexp switches forms", _log_one_minus_exp),
+    Rule(
+        "log_diff_exp",
+        "log(exp(a) - exp(b)) overflows and cancels; a + log1mexp(a - b) does not",
+        _log_of_difference_of_exps,
+    ),
     Rule("sigmoid", "1/(1 + exp(u)) overflows in exp; sigmoid does not", _one_over_one_plus_exp),
     Rule(
         "softmax",
@@ -511,7 +530,7 @@ RULES: tuple[Rule, ...] = (
         "log(u + sqrt(u**2 + 1)) cancels for u << 0 and overflows in u**2; asinh (acosh) does not",
         _inverse_hyperbolic,
     ),
-    Rule("one_minus_cos", "1 - cos(u) cancels near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
+    Rule("one_minus_cos", "1 - cos(u) and cos(u) - 1 cancel near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
     Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
@@ -608,6 +627,46 @@ def _log1p_of_power(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((far, sp.Abs(u) > threshold), (node, True))
 
 
+def _pair_of_opposites(node: sp.Expr, match: Callable[[sp.Expr], bool]) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
+    """(c, f(a), f(b), the rest) for a sum c*f(a) - c*f(b) + rest whose two terms `match`."""
+    if not isinstance(node, sp.Add):
+        return None
+    for term in node.args:
+        c, plus = term.as_coeff_Mul()
+        if not match(plus):
+            continue
+        for other in node.args:
+            d, minus = other.as_coeff_Mul()
+            if other is not term and d == -c and match(minus) and minus != plus:
+                rest = sp.Add(*(t for t in node.args if t is not term and t is not other))
+                return c, plus, minus, rest
+    return None
+
+
+def _log_difference(node: sp.Expr) -> sp.Expr | None:
+    """log(a) - log(b) = log1p((a - b)/b) where a is near b, with a - b simplified (log1p(u)
+    counts as log(1 + u): log1p(x) - log(x) is log1p(1/x) for x >= 2): the two
+    logs cancel (at a = 1e30*(1 + 1e-7), b = 1e30 both are 69.0776 to float32's 8e-6).
+    Elsewhere the difference stays (a/b can overflow where it does not)."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, (sp.log, log1p)))
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    a, b = ((1 + f.args[0]) if isinstance(f, log1p) else f.args[0] for f in (plus, minus))
+    near = sp.expand(a - b) / b
+    return rest + c * sp.Piecewise((log1p(near), sp.Abs(near) <= sp.Rational(1, 2)), (plus - minus, True))
+
+
+def _sqrt_difference(node: sp.Expr) -> sp.Expr | None:
+    """sqrt(a) - sqrt(b) = (a - b)/(sqrt(a) + sqrt(b)), with a - b simplified: the roots
+    cancel where a is near b (sqrt(x + 1) - sqrt(x) at x = 1e8 is 0, truth 5e-5)."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, sp.Pow) and f.exp == sp.Rational(1, 2))
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    return rest + c * sp.expand(plus.base - minus.base) / (plus + minus)
+
+
 def _shifted_softplus(node: sp.Expr) -> sp.Expr | None:
     """c*softplus(u) - c*log(2) = c*log1p(expm1(u)/2) for u < 1: the difference cancels near
     u = 0, where it is about c*u/2 (SchNet's shifted softplus at u = 1e-8: 0, truth 5e-9).
@@ -650,6 +709,16 @@ VARIANTS: tuple[Rule, ...] = (
         "log1p_of_power",
         "log1p(c*u**n) is inf where the power overflows; beyond it, log(c) + n*log|u| + log1p(1/(c*u**n)) is not",
         _log1p_of_power,
+    ),
+    Rule(
+        "log_difference",
+        "log(a) - log(b) cancels where a is near b; log1p((a - b)/b) does not",
+        _log_difference,
+    ),
+    Rule(
+        "sqrt_difference",
+        "sqrt(a) - sqrt(b) cancels where a is near b; (a - b)/(sqrt(a) + sqrt(b)) does not",
+        _sqrt_difference,
     ),
     Rule(
         "shifted_softplus",

@@ -147,6 +147,40 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise((log1p(expm1(x) / 2), x < 1), (softplus(x) - sp.log(2), True)),
         {x: (1e-8, -1e-7)},
     ),
+    # log(exp(100) - exp(99)) is log(inf - inf); at -100.5, -101 both exps flush to 0 and the
+    # log is -inf. The truths are 99.54 and -101.43.
+    Case(
+        "log_diff_exp",
+        sp.log(sp.exp(x) - sp.exp(y)),
+        x + log1mexp(x - y),
+        {x: (100.0, -100.5), y: (99.0, -101.0)},
+    ),
+    # cos(1e-4) rounds to 1 in float32: cos(x) - 1 is 0; the truth is -5e-9.
+    Case(
+        "one_minus_cos",
+        sp.cos(x) - 1,
+        -2 * sp.sin(x / 2) ** 2,
+        {x: (1e-4,)},
+        label="minus_one",
+    ),
+    # log(2**100*(1 + 2**-20)) - log(2**100): both logs are 69.3 (float32 spacing 7.6e-6); the
+    # truth is 9.5e-7.
+    Case(
+        "log_difference",
+        sp.log(x) - sp.log(y),
+        -sp.Piecewise(
+            (log1p((y - x) / x), sp.Abs((x - y) / x) <= sp.Rational(1, 2)),
+            (sp.log(y) - sp.log(x), True),
+        ),
+        {x: (2.0**100 * (1 + 2.0**-20),), y: (2.0**100,)},
+    ),
+    # sqrt(1e8 + 1) - sqrt(1e8): both roots round to 1e4; the truth is 5e-5.
+    Case(
+        "sqrt_difference",
+        sp.sqrt(x + 1) - sp.sqrt(x),
+        1 / (sp.sqrt(x) + sp.sqrt(x + 1)),
+        {x: (1e8,)},
+    ),
     # Two-way softmax: at x = y = 100 both exps overflow, inf/inf = nan; at x = y = -110 both
     # flush to 0, 0/0 = nan; the truth is 1/2. At x = 100, y = 0 it is inf/inf, truth 1.
     Case(
@@ -430,6 +464,13 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_of_ratio", sp.log(x + 1)),
     ("shifted_softplus", softplus(x) - sp.log(3)),
     ("shifted_softplus", 2 * softplus(x) - sp.log(2)),
+    ("log_diff_exp", sp.log(sp.exp(x) + sp.exp(y))),
+    ("log_diff_exp", sp.log(sp.exp(x) - 2 * sp.exp(y))),
+    ("one_minus_cos", sp.cos(x) - 2),
+    ("log_difference", sp.log(x) + sp.log(y)),
+    ("log_difference", 2 * sp.log(x) - sp.log(y)),
+    ("sqrt_difference", sp.sqrt(x) + sp.sqrt(y)),
+    ("sqrt_difference", sp.sqrt(x) - y),
     ("log1p_of_power", log1p(x**3)),
     ("log1p_of_power", log1p(-(x**2))),
     ("log1p_of_power", log1p(y * x**2)),
@@ -469,13 +510,24 @@ def test_keeps_the_value(case: Case) -> None:
     difference = difference.rewrite(sp.log).rewrite(sp.exp)
     if sp.simplify(difference) == 0:
         return
-    # acosh(x) = log(x + sqrt(x**2 - 1)) holds on its domain only, where SymPy does not
-    # look: there, 40 digits agree at the trouble points and at 1.5, 3 and 1e3.
-    symbols = sorted(difference.free_symbols, key=lambda s: s.name)
-    assert symbols == [x], difference
-    for point in (*case.trouble[x], 1.5, 3.0, 1e3):
-        value = sp.N(difference.subs(x, sp.Float(point, 60)), 50)
-        assert abs(value) < 1e-40, (point, value)
+    # acosh(x) = log(x + sqrt(x**2 - 1)) and log(exp(x) - exp(y)) = x + log1mexp(x - y) hold
+    # on their domains only, where SymPy does not look: there, 40 digits agree at the trouble
+    # points and at the points of GENERIC where the naive shape is real.
+    symbols, trouble = case.points()
+    points = [tuple(trouble[:, k]) for k in range(trouble.shape[1])]
+    points += [p[: len(symbols)] for p in GENERIC]
+    checked = 0
+    for point in points:
+        at = {s: sp.Float(v, 60) for s, v in zip(symbols, point)}
+        value = sp.N(naive(case.naive).subs(at), 50)
+        if not (value.is_real and value.is_finite):
+            continue
+        checked += 1
+        assert abs(sp.N(difference.subs(at), 50)) < 1e-40 * max(1, abs(value)), point
+    assert checked >= 3, checked
+
+
+GENERIC = ((1.5, 0.5, 0.25), (3.0, -1.0, 2.0), (1e3, 2.0, -5.0), (0.75, 0.5, 0.125))
 
 
 @pytest.mark.parametrize("case", _params("trouble"))

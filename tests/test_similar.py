@@ -25,6 +25,10 @@ CASES = {
     "shifted softplus (f 66.7%)": ("log(1 + exp(x)) - log(2)", {}, (99.5, 99.5, 99.5)),
     "sqrt(-expm1) (f 67.6%)": ("sqrt(1 - exp(-x))", {}, (99.5, 99.5, 99.5)),
     "partial fractions (f 75.0%)": ("1/x + 1/(1 - x)", {}, (99.5, 97.0, 99.5)),
+    "log-diff-exp (f 35.7%)": ("log(exp(x) - exp(y))", {}, (99.5, 99.5, 99.5)),
+    "difference of roots (f 56.3%)": ("sqrt(x + 1) - sqrt(x)", {}, (99.5, 99.5, 99.5)),
+    "difference of logs (f 33.6%)": ("log(x + 1) - log(x)", {}, (97.0, 99.5, 99.5)),
+    "cos(x) - 1 (f 94.3%)": ("cos(x) - 1", {}, (99.5, 99.5, 99.5)),
     "mish with beta (f'' 70.5%)": (
         "x*tanh(log(1 + exp(beta*x)))",
         {"beta": 1.5},
