@@ -399,17 +399,36 @@ def _judged_points(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     points = sample_points(len(symbols))
     truth, infinite = _sample_reference(truth_expr, symbols)
-    outside = _not_real(*_sample_reference(domain, symbols)) if domain is not None else None
+    outside = None
+    if domain is not None:
+        outside = _not_real(*_sample_reference(domain, symbols)) | _complex_inside(domain, symbols, points)
     if len(symbols) != 1:
         return points, _without(truth, outside), _without(infinite, outside)
     near, near_truth, near_infinite = _near_roots(truth_expr, symbols)
     if domain is not None:
-        outside = np.concatenate([outside, _not_real(*_reference(domain, symbols, near))])
+        near_outside = _not_real(*_reference(domain, symbols, near)) | _complex_inside(domain, symbols, near)
+        outside = np.concatenate([outside, near_outside])
     return (
         np.concatenate([points, near], axis=1),
         _without(np.concatenate([truth, near_truth]), outside),
         _without(np.concatenate([infinite, near_infinite]), outside),
     )
+
+
+def _complex_inside(domain: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
+    """Where a log or square root inside the function has a negative argument (in float64):
+    log(x) - log(y) at x, y < 0 is real only because the imaginary parts cancel, and no
+    float form computes it there."""
+    textbook = prim.naive(domain)
+    inner = [a.args[0] for a in textbook.atoms(sp.log)]
+    inner += [p.base for p in textbook.atoms(sp.Pow) if p.exp.is_Rational and p.exp.q % 2 == 0]
+    outside = np.zeros(points.shape[1], dtype=bool)
+    for argument in inner:
+        if argument.free_symbols & set(symbols):
+            with np.errstate(all="ignore"):
+                values = np.broadcast_to(evaluate(argument, symbols, points, np.float64), outside.shape)
+            outside |= values < 0
+    return outside
 
 
 def _not_real(values: np.ndarray, infinite: np.ndarray) -> np.ndarray:

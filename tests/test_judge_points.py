@@ -88,6 +88,20 @@ def test_several_variables_with_a_domain() -> None:
     assert np.isfinite(truth[points[1] > 0]).any()
 
 
+def test_no_points_where_a_log_or_root_inside_is_complex() -> None:
+    # log(x) - log(y) at x, y < 0 and sqrt(x) - sqrt(y) at x = y < 0 are real only because
+    # the imaginary parts cancel; no float form computes them there.
+    x, y = sp.symbols("x y", real=True)
+    for f in (sp.log(x) - sp.log(y), sp.sqrt(x) - sp.sqrt(y)):
+        points, truth, _ = judge.judged_points(f, (x, y), f)
+        kept = ~np.isnan(truth)
+        assert kept.any()
+        assert (points[0][kept] >= 0).all() and (points[1][kept] >= 0).all()
+    # Without the domain the textbook value is real there and counts.
+    points, truth, _ = judge.judged_points(sp.log(x) - sp.log(y), (x, y))
+    assert (~np.isnan(truth) & (points[0] < 0) & (points[1] < 0)).any()
+
+
 def test_squares_flush_as_in_tensorflow() -> None:
     # TF's square of 8e-20 is 0 (its result, 6.4e-39, is subnormal): the judge's float32
     # stand-ins must see the inf that x**-2 becomes there, or a form dividing by x**2 wins.
