@@ -114,12 +114,17 @@ def derive(
 
     by_name = {v.name: v for v in variables}
     _check_defined(expr, sp.sstr(expr))
-    candidates = [stable(expr)]
-    if sp.count_ops(expr) <= SIMPLIFY_MAX_OPS:
-        # One quotient instead of a sum that cancels: 1/x + 1/(1 - x) at x = 1e8.
-        together = sp.cancel(sp.together(expr))
-        candidates += [stable(together), stable(sp.factor(together))]
-    partials: dict[Index, sp.Expr] = {(): choose(candidates, expr)}
+    def stable_all(sources: list[sp.Expr], raw_form: sp.Expr) -> list[sp.Expr]:
+        # The stabilised forms of `sources` and of `raw_form`, its quotient over a common
+        # denominator and that factored (one quotient instead of a sum that cancels:
+        # 1/x + 1/(1 - x) at x = 1e8); each distinct one stabilised once.
+        sources = [*sources, raw_form]
+        if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS:
+            together = sp.cancel(sp.together(raw_form))
+            sources += [together, sp.factor(together)]
+        return [stable(e) for e in dict.fromkeys(sources)]
+
+    partials: dict[Index, sp.Expr] = {(): choose(stable_all([], expr), expr)}
     raw: dict[Index, sp.Expr] = {(): expr}
     names = [v.name for v in variables]
     for k in range(1, order + 1):
@@ -135,11 +140,7 @@ def derive(
             # factor_terms exposes shapes that the chain rule spreads over a sum,
             # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
             sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent)]
-            candidates = [stable(e) for e in sources] + [stable(raw[index])]
-            if sp.count_ops(raw[index]) <= SIMPLIFY_MAX_OPS:
-                together = sp.cancel(sp.together(raw[index]))
-                candidates += [stable(together), stable(sp.factor(together))]
-            partials[index] = choose(candidates, raw[index])
+            partials[index] = choose(stable_all(sources, raw[index]), raw[index])
     if len(variables) == 1 and not defaults:
         x = variables[0]
         for idx in partials:

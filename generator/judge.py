@@ -512,7 +512,8 @@ def no_worse(variant: sp.Expr, form: sp.Expr, symbols: tuple[sp.Symbol, ...]) ->
         return False
     form_bits = form_bits[mask]
     variant_bits = bits_of_error(evaluate32(variant, symbols, sample_points(len(symbols))), truth)[mask]
-    new_failures = (variant_bits > GOOD_BITS) & (form_bits <= GOOD_BITS)
+    broken = (variant_bits > GOOD_BITS) & (form_bits <= GOOD_BITS)
+    new_failures = broken | ((variant_bits >= 32) & (form_bits < 32))
     return not new_failures.any() and variant_bits.mean() <= form_bits.mean() + TIE_BITS
 
 

@@ -286,10 +286,11 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
 
 
 def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
-    if sp.count_ops(naive(truth)) > SERIES_MAX_OPS or _has_opaque_constants(naive(truth)):
+    textbook = naive(truth)
+    if sp.count_ops(textbook) > SERIES_MAX_OPS or _has_opaque_constants(textbook):
         return None
     exact = judge._mp_function(truth, (x,))
-    series = _numeric_taylor(exact, x) if _regular_at_zero(truth, x) else _symbolic_series(truth, x)
+    series = _numeric_taylor(exact, x) if _regular_at_zero(textbook, x) else _symbolic_series(textbook, x)
     if series is None:
         return None
     poly = sp.lambdify(x, series, modules="mpmath")
@@ -317,19 +318,19 @@ def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | Non
     return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
 
 
-def _regular_at_zero(truth: sp.Expr, x: sp.Symbol) -> bool:
+def _regular_at_zero(textbook: sp.Expr, x: sp.Symbol) -> bool:
     """Whether the textbook form has a finite value at 0 as written (no 0/0 to remove)."""
     try:
-        value = naive(truth).subs(x, 0)
+        value = textbook.subs(x, 0)
     except (ArithmeticError, ValueError, TypeError):
         return False
     return bool(value.is_number and value.is_finite and not value.has(sp.nan, sp.zoo))
 
 
-def _symbolic_series(truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
-    """SymPy's Taylor series at 0, for a removable singularity there (sin(x)/x)."""
+def _symbolic_series(textbook: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
+    """SymPy's Taylor series at 0 of the textbook form, for a removable singularity there (sin(x)/x)."""
     try:
-        series = sp.series(naive(truth), x, 0, SERIES_TERMS).removeO()
+        series = sp.series(textbook, x, 0, SERIES_TERMS).removeO()
     except (NotImplementedError, ValueError, TypeError, RecursionError, ArithmeticError, sp.PoleError):
         return None
     if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):

@@ -578,8 +578,14 @@ def _log_of_ratio(node: sp.Expr) -> sp.Expr | None:
     num, den = node.args[0].as_numer_denom()
     if den == 1:
         return None
-    near = sp.expand(num - den) / den
-    return sp.Piecewise((log1p(near), abs(near) <= sp.Rational(1, 2)), (node, True))
+    return _log_near_one(num, den, node)
+
+
+def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
+    """log(a/b) as log1p((a - b)/b), with a - b simplified, where a/b is within 1/2 of 1;
+    `far` (the same log, as the caller had it) elsewhere."""
+    near = sp.expand(a - b) / b
+    return sp.Piecewise((log1p(near), sp.Abs(near) <= sp.Rational(1, 2)), (far, True))
 
 
 # f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).
@@ -653,8 +659,7 @@ def _log_difference(node: sp.Expr) -> sp.Expr | None:
         return None
     c, plus, minus, rest = found
     a, b = ((1 + f.args[0]) if isinstance(f, log1p) else f.args[0] for f in (plus, minus))
-    near = sp.expand(a - b) / b
-    return rest + c * sp.Piecewise((log1p(near), sp.Abs(near) <= sp.Rational(1, 2)), (plus - minus, True))
+    return rest + c * _log_near_one(a, b, plus - minus)
 
 
 def _sqrt_difference(node: sp.Expr) -> sp.Expr | None:
