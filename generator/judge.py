@@ -77,6 +77,22 @@ def _exp_finite(u: np.ndarray) -> np.ndarray:
     return _exp(np.minimum(u, u.dtype.type(708.0 if u.dtype == np.float64 else 87.0)))
 
 
+def _tanh_softplus(u: np.ndarray) -> np.ndarray:
+    # As the printed helper: n/(n + 2), n = e*(e + 2), e held at exp(20).
+    u = np.asarray(u)
+    e = _exp(np.minimum(u, u.dtype.type(20.0)))
+    n = e * (e + 2)
+    return n / (n + 2)
+
+
+def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
+    # As the printed helper: two ratios of at most 1, e held where e*(e + 2) overflows.
+    u = np.asarray(u)
+    e = _exp(np.minimum(u, u.dtype.type(400.0 if u.dtype == np.float64 else 50.0)))
+    d = e * (e + 2) + 2
+    return 4 * e / d * ((1 + e) / d)
+
+
 def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """f with subnormal results flushed to zero, as TensorFlow computes on the CPU.
 
@@ -135,6 +151,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "pick": lambda condition, a, b: np.where(condition, a, b),
     "mul_exp": _mul_exp,
     "exp_finite": _exp_finite,
+    "tanh_softplus": _tanh_softplus,
+    "tanh_softplus_slope": _tanh_softplus_slope,
     "DiracDelta": np.zeros_like,
     "Heaviside": lambda x, *a: (np.asarray(x) > 0).astype(np.asarray(x).dtype),
 }
@@ -649,6 +667,9 @@ OP_COST: dict[str, float] = {
     "away": 2.0,
     "mul_exp": 2.0,
     "exp_finite": 1.5,
+    "tanh_softplus": 2.5,
+    "tanh_softplus_slope": 3.0,
+    "where": 1.25,  # per condition of a Piecewise
 }
 ARITHMETIC_COST = 0.5  # + - * / and squares
 DEFAULT_COST = 1.5
@@ -681,7 +702,9 @@ def _node_cost(node: sp.Basic) -> float:
         return OP_COST["exp"] + OP_COST["log"]
     if isinstance(node, (sp.Tuple, ExprCondPair)):
         return 0.0
-    if isinstance(node, (sp.Piecewise, sp.logic.boolalg.Boolean)) or node.is_Relational:
+    if isinstance(node, sp.Piecewise):
+        return OP_COST["where"] * (len(node.args) - 1)
+    if isinstance(node, sp.logic.boolalg.Boolean) or node.is_Relational:
         return ARITHMETIC_COST * max(1, len(node.args) - 1)
     return OP_COST.get(type(node).__name__, DEFAULT_COST)
 

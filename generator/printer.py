@@ -63,6 +63,14 @@ HELPERS: dict[type, str] = {
     prim.mul_exp: "_mul_exp",
     prim.exp_finite: "_exp_finite",
     prim.sigmoid_slope: "_sigmoid_slope",
+    prim.tanh_softplus: "_tanh_softplus",
+    prim.tanh_softplus_slope: "_tanh_softplus_slope",
+}
+
+# Helpers whose custom gradients call other helpers: emitted together.
+HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
+    "_tanh_softplus": ("_tanh_softplus_slope",),
+    "_tanh_softplus_slope": ("_tanh_softplus",),
 }
 
 
@@ -210,6 +218,7 @@ class TFPrinter(StrPrinter):
             return EXP_FORMS[func].format(u=self._print(u), minus_u=self._print(-u))
         if func in HELPERS:
             self.helpers.add(HELPERS[func])
+            self.helpers.update(HELPER_PARTNERS.get(HELPERS[func], ()))
             return f"{HELPERS[func]}({self._print_args(expr)})"
         if func is prim.polyval:
             coeffs, x = expr.args

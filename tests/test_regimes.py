@@ -86,11 +86,14 @@ def _true(expression: sp.Expr, order: int, point: float) -> float:
 
 # (expression as the user writes it, the same in SymPy, points in the trouble band, points beyond)
 CASES = [
-    # mish'' cancels for x > 30 (-2e-28 at x = 34.7 came out +6e-30); its tail is -8(x-1)exp(-2x).
+    # mish'' cancelled for x > 30 (-2e-28 at x = 34.7 came out +6e-30); its tail is
+    # -8(x-1)exp(-2x). From tanh_softplus's slope it no longer cancels, and needs no tail
+    # regime; between x = 43.7 and 47 it flushes to 0 with the slope (-2.9e-37 at 45, a
+    # value below regimes.NEGLIGIBLE: no regime, as for swish at x = -88).
     (
         "x*tanh(log(1+exp(x)))",
         x * sp.tanh(sp.log(1 + sp.exp(x))),
-        [40.0, 45.0, 60.0],
+        [34.7, 40.0, 43.0, 60.0],
         [-3e38, 3e38],
     ),
     # exp(x) overflows at x = 88.7 while (exp(x)-1)/x is finite up to x = 93.
