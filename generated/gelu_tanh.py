@@ -93,7 +93,7 @@ def _gelu_tanh(x):
             def second_order_gradient(dd_x):
                 t3 = tf.clip_by_value(x, -20.0, 20.0)
                 t3_sq = tf.math.square(t3)
-                t4 = 1.5957691216057308 * t3 + 0.07135481627260025 * (tf.math.square(t3) * t3)
+                t4 = 1.5957691216057308 * t3 + 0.07135481627260025 * t3 * t3_sq
                 sigmoid_neg_t4 = tf.math.sigmoid(-t4)
                 sigmoid_t4 = tf.math.sigmoid(t4)
                 t5 = sigmoid_neg_t4 * sigmoid_t4

@@ -64,6 +64,23 @@ def _divide_in_place(
     return kept, [e.xreplace(inline) for e in reduced]
 
 
+def _share_squares(
+    replacements: list[tuple[sp.Symbol, sp.Expr]], reduced: list[sp.Expr]
+) -> tuple[list[tuple[sp.Symbol, sp.Expr]], list[sp.Expr]]:
+    """b**3 and b**4 written from a temporary that holds b**2, where one is computed before
+    them: cse sees b**2 and b**3 as unrelated, and printed they were square(b) twice."""
+    kept: list[tuple[sp.Symbol, sp.Expr]] = []
+    powers: dict[sp.Expr, sp.Expr] = {}
+    for sym, sub in replacements:
+        kept.append((sym, sub.xreplace(powers) if powers else sub))
+        if sub.is_Pow and sub.exp == 2:
+            powers[sub.base**3] = sp.Mul(sym, sub.base, evaluate=False)
+            powers[sub.base**4] = sym**2
+    if not powers:
+        return replacements, reduced
+    return kept, [e.xreplace(powers) for e in reduced]
+
+
 def build_model(
     derivation: Derivation,
     *,
@@ -98,6 +115,7 @@ def build_model(
     replacements = kept
     reduced = [e.xreplace(inline) for e in reduced]
     replacements, reduced = _divide_in_place(replacements, reduced)
+    replacements, reduced = _share_squares(replacements, reduced)
 
     namer = Namer([*variables, *param_names, name])
     core = namer.claim(f"_{name}")

@@ -80,6 +80,22 @@ def test_output_compiles_and_is_plain(outputs, key):
         and ast.unparse(node.targets[0]).rstrip("_") == node.value.id
     ]
     assert not renames, renames
+    # no square computed twice: a square held in a temporary is reused for the cube
+    # (gelu_tanh'' printed square(t3) beside t3_sq = square(t3))
+    squares = [
+        ast.unparse(node.args[0])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "tf.math.square"
+    ]
+    held = {
+        ast.unparse(node.value.args[0])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and ast.unparse(node.value.func) == "tf.math.square"
+    }
+    again = [arg for arg in held if squares.count(arg) > 1]
+    assert not again, again
 
 
 @pytest.mark.parametrize("key", ["softplus-3", "gaussian_nll"])
