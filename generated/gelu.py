@@ -21,9 +21,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 0.0 bits, mean 0.00 bits, 100.0% of 141 points within 3 bits
-    order 1: max 9.6 bits, mean 0.28 bits, 97.2% of 145 points within 3 bits
-    order 2: max 7.9 bits, mean 0.51 bits, 93.3% of 149 points within 3 bits
+    f: max 2.3 bits, mean 0.08 bits, 100.0% of 141 points within 3 bits
+    order 1: max 10.1 bits, mean 0.33 bits, 97.2% of 145 points within 3 bits
+    order 2: max 8.3 bits, mean 0.57 bits, 93.3% of 149 points within 3 bits
 
 Usage:
 

@@ -115,3 +115,27 @@ def test_squares_flush_as_in_tensorflow() -> None:
     assert (
         (np.abs(grid) > 5.42e-20) & (np.abs(grid) < 1.08e-19)
     ).sum() == 2  # one point each side
+
+
+def test_irrational_constants_as_numbers_keep_the_form_in_float32() -> None:
+    # lambdify writes sqrt(2) as numpy.sqrt(2), a float64 scalar that would turn the rest of
+    # a float32 form into float64: the judge measured gelu_tanh's f at 0 bits everywhere.
+    # In float32, sqrt(2)*1e-8 + 1 rounds to 1 and its log is 0, as TF computes it.
+    points = np.array([[1e-8, 1e-3]], dtype=np.float32)
+    for constant in (sp.sqrt(2), sp.log(3), sp.sqrt(2) / sp.sqrt(sp.pi), sp.pi):
+        got = judge.evaluate32(
+            judge.float_constants(sp.log(constant * x + 1)), (x,), points
+        )
+        c = np.float32(float(constant))
+        by_hand = np.log(c * points[0] + np.float32(1))
+        assert got.dtype == np.float32
+        assert got[0] == 0.0, constant
+        np.testing.assert_array_equal(got, by_hand)
+
+
+def test_reported_accuracy_computes_irrational_constants_in_float32() -> None:
+    # sqrt(2)*x in float32 rounds the constant and the product: off by an ulp at some points.
+    # Computed in float64 and rounded once, it would be exact wherever it is finite.
+    form = sp.sqrt(2) * x
+    bits = judge.accuracy(form, form, (x,))
+    assert ((bits > 0) & (bits < 32)).any()
