@@ -157,7 +157,7 @@ def _expm1_over_x(x):
 
             def second_order_gradient(dd_x):
                 t3 = tf.clip_by_value(x, 31.778079986572266, 2033.797119140625)
-                t4 = tf.clip_by_value(x, -3.4028234663852886e38, 31.778079986572266)
+                t4 = tf.clip_by_value(x, x.dtype.min, 31.778079986572266)
                 t5 = tf.where(tf.math.abs(t4) < 2.0, tf.constant(2.0, x.dtype), t4)
                 exp_t5 = tf.math.exp(t5)
                 t6 = 2.0 * 1.0 / t5

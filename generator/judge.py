@@ -21,6 +21,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from generator import primitives as prim
 
 FLOAT32_TINY = 1.1754944e-38
+FLOAT32_MAX = 3.4028234663852886e38
 _DPS = 40
 _HIGH_DPS = 400
 # Candidates within this many mean bits of the best count as equally accurate.
@@ -93,6 +94,15 @@ def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
     return 4 * e / d * ((1 + e) / d)
 
 
+def _clip(x: np.ndarray, lo: object, hi: object) -> np.ndarray:
+    # As the printer emits it: a bound at float32's largest value is the dtype's own.
+    # Python floats: a NumPy float64 bound would make a float32 result float64.
+    x = np.asarray(x)
+    top = float(np.finfo(x.dtype).max) if x.dtype.kind == "f" else np.inf
+    lo, hi = (math.copysign(top, float(b)) if abs(float(b)) == FLOAT32_MAX else b for b in (lo, hi))
+    return np.clip(x, lo, hi)
+
+
 def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """f with subnormal results flushed to zero, as TensorFlow computes on the CPU.
 
@@ -145,7 +155,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "erfc": _flushed(_like(_erfc)),
     "ipow": _power,
     "flushed_power": _flushed(_power),
-    "clip": np.clip,
+    "clip": _clip,
     "polyval": lambda coeffs, x: np.polyval([np.asarray(c, dtype=np.asarray(x).dtype) for c in coeffs], x),
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
     "pick": lambda condition, a, b: np.where(condition, a, b),

@@ -18,6 +18,8 @@ from sympy.printing.str import StrPrinter
 from generator import primitives as prim
 from generator.errors import GeneratorError
 
+FLOAT32_MAX = 3.4028234663852886e38
+
 # SymPy function class -> TF op.
 TF_FUNCTIONS: dict[type, str] = {
     sp.exp: "tf.math.exp",
@@ -288,7 +290,15 @@ class TFPrinter(StrPrinter):
         return code
 
     def _print_clip(self, expr: sp.Expr) -> str:
-        x, lo, hi = (self._print(a) for a in expr.args)
+        # A bound at float32's largest finite value stands for "no bound on this side": it
+        # is printed as the dtype's, so that float64 inputs beyond 3.4e38 are not clipped
+        # (expm1_over_x'' at x = -1e308 was its value at -3.4e38, 5e-116, not 0).
+        x, lo, hi = (
+            f"{self.dtype_of}.dtype.{'min' if a.is_negative else 'max'}"
+            if a.is_Float and abs(float(a)) == FLOAT32_MAX
+            else self._print(a)
+            for a in expr.args
+        )
         return f"tf.clip_by_value({x}, {lo}, {hi})"
 
     def _print_away(self, expr: sp.Expr) -> str:

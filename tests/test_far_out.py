@@ -148,3 +148,29 @@ def test_cauchy_loss_where_the_square_overflows(load_module) -> None:
     _check(
         fn, sp.log(1 + x**2), [x], [(1e20,), (-1e25,), (3e38,), (2e9,), (0.5,), (-3.0,)]
     )
+
+
+def test_float64_inputs_beyond_float32s_range_are_not_clipped(load_module) -> None:
+    # A regime's clip with no bound on one side was printed as float32's largest value:
+    # float64 inputs beyond it were clipped, and (exp(x) - 1)/x's f'' at x = -1e300 came
+    # out as its value at -3.4e38, 5e-116, where the truth is -2/x**3 (0 in float64).
+    import tensorflow as tf
+
+    x = sp.Symbol("x", real=True)
+    truth = (sp.exp(x) - 1) / x
+    module = load_module("(exp(x) - 1)/x", name="expm1_over_x")
+    points = [-1e300, -1e200, -1e40, -3e38]
+    got = tf_partials(
+        tf, module.expm1_over_x, [tf.constant(points, dtype=tf.float64)], 2
+    )
+    for index, values in got.items():
+        expr = sp.diff(truth, x, len(index))
+        for point, value in zip(points, values.numpy()):
+            with mpmath.workdps(60):
+                true = float(expr.subs(x, sp.Float(point, 60)).evalf(60))
+            assert value == pytest.approx(true, rel=1e-12, abs=1e-300), (
+                index,
+                point,
+                value,
+                true,
+            )
