@@ -100,20 +100,31 @@ def _log_sum_exp(args: Sequence[sp.Expr]) -> sp.Expr:
     return total
 
 
+def _log_argument(node: sp.Expr) -> sp.Expr | None:
+    """u for log(u), and 1 + u for log1p(u): users write log1p(exp(x)) for softplus too."""
+    if isinstance(node, sp.log):
+        return node.args[0]
+    if isinstance(node, log1p):
+        return 1 + node.args[0]
+    return None
+
+
 def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
-    """log(exp(a) + exp(b) + ...) -> logaddexp(a, b, ...) (1 counts as exp(0))."""
-    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Add):
+    """log(exp(a) + exp(b) + ...) -> logaddexp(a, b, ...) (1 counts as exp(0)); log1p too."""
+    argument = _log_argument(node)
+    if not isinstance(argument, sp.Add):
         return None
-    args = [_exp_arg(t) for t in node.args[0].args]
+    args = [_exp_arg(t) for t in argument.args]
     if None in args or args.count(0) > 1:
         return None
     return _log_sum_exp(args)
 
 
 def _log_one_minus_exp(node: sp.Expr) -> sp.Expr | None:
-    if not isinstance(node, sp.log):
+    argument = _log_argument(node)
+    if argument is None:
         return None
-    rest = _split_one(node.args[0])
+    rest = _split_one(argument)
     if rest is None:
         return None
     # log(1 - exp(u)) only; log(1 - expm1(u)) is log(2 - exp(u)) and stays.

@@ -87,8 +87,12 @@ CASES: tuple[Case, ...] = (
         {x: (100.0,), y: (100.0,)},
         label="logaddexp",
     ),
+    # Written with log1p, as users write softplus too: log1p(inf) = inf; the truth is 100.
+    Case("log_sum_exp", log1p(sp.exp(x)), softplus(x), {x: (100.0,)}, label="log1p"),
     # 1 - exp(-1e-8) rounds to 0 in float32: log(0) = -inf; the truth is log(1e-8) = -18.4.
     Case("log1mexp", sp.log(1 - sp.exp(-x)), log1mexp(x), {x: (1e-8,)}),
+    # log1p(-exp(-1e-8)) is log1p(-1) = -inf in float32 too.
+    Case("log1mexp", log1p(-sp.exp(-x)), log1mexp(x), {x: (1e-8,)}, label="log1p"),
     # 1/(1 + exp(u)) alone has no float32 trouble point: exp(u) overflows (u > 88.7) only where
     # the truth is below 1.2e-38 and flushed anyway (x = -89: naive 0, truth 2.2e-39). It pays
     # off as a factor, with exp_times_sigmoid after it: exp(x)/(1 + exp(x)) at x = 100 is inf/inf.
@@ -426,6 +430,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_sum_exp", sp.log(sp.exp(x) - sp.exp(y))),
     ("log1mexp", sp.log(1 + sp.exp(-x))),
     ("log1mexp", sp.log(1 - 2 * sp.exp(-x))),
+    ("log_sum_exp", log1p(2 * sp.exp(x))),
+    ("log_sum_exp", log1p(sp.exp(x) - sp.exp(y))),
     ("sigmoid", 1 / (2 + sp.exp(x))),
     ("softmax", sp.exp(x) / (sp.exp(y) + sp.exp(2 * y))),
     ("softmax", sp.exp(x) / (sp.exp(x) + y)),
