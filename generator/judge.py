@@ -19,9 +19,9 @@ import sympy as sp
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from generator import primitives as prim
+from generator.printer import FLOAT32_MAX
 
 FLOAT32_TINY = 1.1754944e-38
-FLOAT32_MAX = 3.4028234663852886e38
 _DPS = 40
 _HIGH_DPS = 400
 # Candidates within this many mean bits of the best count as equally accurate.
@@ -87,7 +87,7 @@ def _tanh_softplus(u: np.ndarray) -> np.ndarray:
 
 
 def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
-    # As the printed helper: two ratios of at most 1, e held where e*(e + 2) overflows.
+    # As the printed helper: 4e/d times a ratio of at most 1, e held where e*(e + 2) overflows.
     u = np.asarray(u)
     e = _exp(np.minimum(u, u.dtype.type(400.0 if u.dtype == np.float64 else 50.0)))
     d = e * (e + 2) + 2

@@ -132,7 +132,7 @@ class tanh_softplus(sp.Function):  # noqa: N801
 
 class tanh_softplus_slope(sp.Function):  # noqa: N801
     """The slope of tanh_softplus: sigmoid(x)/cosh(softplus(x))**2 = 4e(1 + e)/(e(e + 2) + 2)**2
-    with e = exp(x), computed as two ratios of at most 1, so that nothing overflows.
+    with e = exp(x), computed as 4e/d times (1 + e)/d, d = e(e + 2) + 2, so that nothing overflows.
 
     Its derivative is slope*(sigmoid(-x) - 2*sigmoid(x)*tanh_softplus(x)): mish's
     derivatives stay in the vocabulary, one exp per primitive.
