@@ -13,7 +13,9 @@ Two shapes, for functions of one variable, found by measurement:
   wrong at a value above NEGLIGIBLE: a regime costs every call several ops.
 - series: near a removable singularity or cancellation at 0 (sin(x)/x,
   expm1(x)/x and their derivatives), emit the Taylor polynomial below a
-  threshold chosen where the polynomial is exact to double precision.
+  threshold chosen where the polynomial is exact to double precision. Also at a
+  removable singularity elsewhere, where a factor of the denominator vanishes at
+  a point c that a float32 holds (log(x)/(x - 1) at 1): the polynomial in x - c.
 
 Both guard the branch not taken (clip / away) so that neither its value nor
 its gradient can leak a NaN through tf.where: the double-where pattern.
@@ -64,14 +66,28 @@ def add_regimes(
     value = judge.evaluate32(expr, (x,), points)
     bits = judge.bits_of_error(value, reference)
     bad = (bits > judge.GOOD_BITS) & defined
-    if not bad.any():
-        return expr, ()
     xs = points[0]
+    # Removable singularities away from 0 where the form is bad nearby, or NaN at the point
+    # itself, which the grid need not hold (log(x)/(x - 1) at 1 is 0/0).
+    singular = [
+        c
+        for c in _removable_points(truth, x)
+        if (bad & (np.abs(xs - float(c)) < NEAR_ZERO)).any()
+        or not np.isfinite(judge.evaluate32(expr, (x,), np.array([[float(c)]]))).all()
+    ]
+    if not bad.any() and not singular:
+        return expr, ()
     result = expr
     if (bad & (np.abs(xs) < NEAR_ZERO)).any():
         result = _series_regime(result, truth, x) or result
-    sides: dict[int, tuple[sp.Expr, sp.Float]] = {}
     score = judge.score(result, (x,), points, reference)
+    at_singular = False
+    for c in singular:
+        trial = _series_regime(result, truth, x, c)
+        if trial is not None and judge.score(trial, (x,), points, reference) <= score:
+            result, score = trial, judge.score(trial, (x,), points, reference)
+            at_singular = True
+    sides: dict[int, tuple[sp.Expr, sp.Float]] = {}
     # A far-out regime costs every call several full-size ops (swish's forward pass went
     # from 1x to 2.9x tf.nn.silu for one); it is worth them where the form is NaN or inf,
     # or wrong at a value that is not negligible. Results that flush to 0 a few powers of
@@ -91,7 +107,8 @@ def add_regimes(
     if sides:
         result = _split(result, sides, x)
     # `score` is the result's; the form's own is the mean of `bits` (judge.score).
-    if result is expr or score >= bits[defined].mean():
+    # A series at a singular point is kept at equal score: it is there for the point itself.
+    if result is expr or (score >= bits[defined].mean() and not at_singular):
         return expr, ()
     notes = (("series",) if result.has(polyval) else ()) + (("asymptote",) if sides else ())
     return result, notes
@@ -285,10 +302,63 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
     return None
 
 
-def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
+def _removable_points(truth: sp.Expr, x: sp.Symbol) -> list[sp.Rational]:
+    """Nonzero points where a factor of the textbook form's denominator vanishes: candidates
+    for a removable singularity away from 0 (log(x)/(x - 1) and (x - 1)/log(x) at 1). Only
+    points a float32 holds exactly, so that x - c is exact near c; roots of polynomial
+    factors of degree 4 at most, and of log(polynomial) factors."""
+    textbook = naive(truth)
+    if sp.count_ops(textbook) > SERIES_MAX_OPS:
+        return []
+    roots: set[sp.Expr] = set()
+    for factor in sp.Mul.make_args(sp.fraction(sp.together(textbook))[1]):
+        base = factor.base if factor.is_Pow and factor.exp.is_Integer and factor.exp > 0 else factor
+        if not base.has(x) or base.is_Pow and not base.exp.is_Integer:
+            continue  # (x**2 - 1)**(1/2) vanishes at a branch point, not a removable one
+        # log(u) vanishes where u = 1; no general solver (sp.solve of 1 + exp(x) alone
+        # costs a cold CLI run 0.1 s).
+        polynomial = base.args[0] - 1 if isinstance(base, sp.log) else base
+        try:
+            poly = sp.Poly(polynomial, x)
+        except sp.PolynomialError:
+            continue
+        if 1 <= poly.degree() <= 4:
+            roots.update(sp.real_roots(poly))
+    if not roots:
+        return []
+    exact = judge._mp_function(truth, (x,))
+    return [
+        r
+        for r in sorted(roots, key=sp.default_sort_key)
+        if r.is_Rational and r != 0 and float(np.float32(float(r))) == float(r) and _continuous_at(exact, r)
+    ]
+
+
+def _continuous_at(exact: Callable, c: sp.Rational) -> bool:
+    """Whether the true function tends to one finite value from both sides of c (a
+    removable singularity), not to infinity (a pole) or to a complex value (a branch
+    point): a series is only sought there."""
+    # 300 digits at c -+ 1e-40: the textbook form of a derivative cancels there in terms
+    # of size 1/h**k (log(x)/(x - 1)'' in terms of 1e120 for a value near 2/3).
+    with mpmath.workdps(300):
+        try:
+            left, right = (exact(mpmath.mpf(c) + d) for d in (mpmath.mpf(-1e-40), mpmath.mpf(1e-40)))
+        except (ArithmeticError, ValueError, TypeError):
+            return False
+        if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in (left, right)):
+            return False
+        return bool(abs(left - right) <= mpmath.mpf(1e-10) * max(1, abs(left)))
+
+
+def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, center: sp.Rational = sp.Integer(0)) -> sp.Expr | None:
+    """The Taylor polynomial of `truth` at `center`, below a threshold in |x - center|, and
+    `expr` beyond it. Away from 0, only at a removable singularity (not a point where the
+    textbook form is regular: nothing to remove there)."""
     textbook = naive(truth)
     if sp.count_ops(textbook) > SERIES_MAX_OPS or _has_opaque_constants(textbook):
         return None
+    if center != 0:
+        return _shifted_series_regime(expr, truth, textbook, x, center)
     exact = judge._mp_function(truth, (x,))
     series = _numeric_taylor(exact, x) if _regular_at_zero(textbook, x) else _symbolic_series(textbook, x)
     if series is None:
@@ -316,6 +386,41 @@ def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | Non
     bound = sp.Float(threshold, 17)
     polynomial = _polyval(series, x).xreplace({x: clip(x, -bound, bound)})
     return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
+
+
+def _shifted_series_regime(
+    expr: sp.Expr, truth: sp.Expr, textbook: sp.Expr, x: sp.Symbol, center: sp.Rational
+) -> sp.Expr | None:
+    """As _series_regime at a removable singularity x = center != 0, in h = x - center."""
+    h = sp.Dummy("h", real=True)
+    shifted = textbook.xreplace({x: center + h})
+    if _regular_at_zero(shifted, h):
+        return None
+    series = _symbolic_series(shifted, h)
+    if series is None or not series.has(h):
+        return None
+    exact = judge._mp_function(truth, (x,))
+    poly = sp.lambdify(h, series, modules="mpmath")
+    threshold = None
+    with mpmath.workdps(40):
+        for t in SERIES_THRESHOLDS:
+            if t >= abs(center):  # the series of a point other than 0 stays on its side of 0
+                continue
+            try:
+                values = [(exact(mpmath.mpf(center) + d), poly(mpmath.mpf(d))) for d in (t, -t)]
+            except (ArithmeticError, ValueError, TypeError):
+                continue
+            if all(mpmath.isfinite(v) and abs(a - v) <= 1e-17 * max(abs(v), mpmath.mpf(1e-300)) for v, a in values):
+                threshold = t
+                break
+    if threshold is None:
+        return None
+    bound = sp.Float(threshold, 17)
+    near = sp.Abs(x - center) < bound
+    polynomial = _polyval(series, h).xreplace({h: clip(x - center, -bound, bound)})
+    # Beyond the threshold x itself, exactly: x = center + (x - center) would round.
+    guarded = pick(near, center + bound, x)
+    return sp.Piecewise((polynomial, near), (expr.xreplace({x: guarded}), True))
 
 
 def _regular_at_zero(textbook: sp.Expr, x: sp.Symbol) -> bool:

@@ -187,3 +187,37 @@ def test_series_of_a_regular_function_is_numeric() -> None:
     assert not regimes._regular_at_zero(sp.sin(x) / x, x)
     regime = regimes._series_regime(truth, truth, x)
     assert regime is not None and regime.has(polyval)
+
+
+def test_removable_points_away_from_zero() -> None:
+    assert regimes._removable_points(sp.log(x) / (x - 1), x) == [1]
+    assert regimes._removable_points((x - 1) / sp.log(x), x) == [1]
+    assert regimes._removable_points((sp.sqrt(x) - 1) / (x - 1), x) == [1]
+    # Not removable: a pole ((sqrt(x) - 1)/(x - 1)**2 is 1/(2(x - 1)) near 1), a branch point.
+    assert regimes._removable_points((sp.sqrt(x) - 1) / (x - 1) ** 2, x) == []
+    assert regimes._removable_points(1 / sp.sqrt(x**2 - 1), x) == []
+    # Roots a float32 holds exactly, other than 0; none for a denominator without x.
+    assert regimes._removable_points(sp.sin(x - 2) / ((x - 2) * (3 * x - 1)), x) == [2]
+    assert regimes._removable_points(sp.sin(x) / x, x) == []
+    assert regimes._removable_points(sp.exp(x), x) == []
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_series_at_a_removable_singularity_away_from_zero(load_module, dtype) -> None:
+    # log(x)/(x - 1), the logarithmic mean's reciprocal: 0/0 at x = 1, where the value is 1,
+    # and its derivatives cancel around it (f'' had 19 bits at x = 0.999).
+    import tensorflow as tf
+
+    truth = sp.log(x) / (x - 1)
+    fn = load_module("log(x)/(x - 1)", "logmean").logmean
+    points = [0.9, 0.99, 0.999, 1.0, 1.001, 1.01, 1.1]
+    got = tf_partials(tf, fn, [tf.constant(points, dtype=dtype)], 2)
+    tol = {"float32": 8 * 2.0**-24, "float64": 8 * 2.0**-53}[dtype]
+    for order, index in enumerate([(), (0,), (0, 0)]):
+        derivative = sp.diff(truth, x, order)
+        for point, value in zip(points, got[index].numpy()):
+            if point == 1.0:
+                true = float(sp.limit(derivative, x, 1))
+            else:
+                true = float(derivative.evalf(50, subs={x: sp.Float(point, 50)}))
+            assert abs(value - true) <= tol * abs(true), (order, point, value, true)
