@@ -595,8 +595,8 @@ def float_constants(expr: sp.Expr) -> sp.Expr:
     forms of gelu_tanh's f' are NaN far out (x**3 overflows) until the regimes added after
     the choice cover that, and a tanh/cosh form wins that TF measures as less accurate
     (98.8% -> 98.2% within 3 bits) and runs 2x slower with XLA. Choosing among candidates
-    with their regimes fixes gelu_tanh but not yet the rest (swish''); see the closing
-    notes of #3."""
+    with their regimes fixes gelu_tanh but not yet the rest (swish''); see
+    docs/performance.md, session 7."""
     return expr.replace(
         lambda e: e.is_number and not e.is_Rational and not e.is_Float and not e.is_Atom,
         lambda e: sp.Float(sp.N(e, 20), 20) if e.is_real else e,

@@ -32,6 +32,7 @@ import sympy as sp
 
 from generator import judge
 from generator.primitives import away, clip, mul_exp, naive, pick, polyval
+from generator.printer import FLOAT32_MAX
 
 SERIES_TERMS = 26
 # A size limit, not a clock, bounds SymPy's series: a wall-clock budget would
@@ -40,7 +41,7 @@ SERIES_MAX_OPS = 40
 LIMIT_PROBES = (12, 16, 20, 25)  # evaluate at sign * 10**k, below the judge's saturation
 SERIES_THRESHOLDS = (2.0, 1.5, 1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
 NEAR_ZERO = 0.1  # bad points this close to 0 call for a series
-FLOAT_MAX = sp.Float(3.4028234663852886e38, 17)
+FLOAT_MAX = sp.Float(FLOAT32_MAX, 17)
 FAR_OUT = 8.0
 NEGLIGIBLE = 2.0**-102  # 2**24 times float32's smallest normal
 MAX_TAIL_DIGITS = 1500
@@ -84,9 +85,9 @@ def add_regimes(
     at_singular = False
     for c in singular:
         trial = _series_regime(result, truth, x, c)
-        if trial is not None and judge.score(trial, (x,), points, reference) <= score:
-            result, score = trial, judge.score(trial, (x,), points, reference)
-            at_singular = True
+        trial_score = None if trial is None else judge.score(trial, (x,), points, reference)
+        if trial_score is not None and trial_score <= score:
+            result, score, at_singular = trial, trial_score, True
     sides: dict[int, tuple[sp.Expr, sp.Float]] = {}
     # A far-out regime costs every call several full-size ops (swish's forward pass went
     # from 1x to 2.9x tf.nn.silu for one); it is worth them where the form is NaN or inf,
@@ -353,74 +354,53 @@ def _continuous_at(exact: Callable, c: sp.Rational) -> bool:
 def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, center: sp.Rational = sp.Integer(0)) -> sp.Expr | None:
     """The Taylor polynomial of `truth` at `center`, below a threshold in |x - center|, and
     `expr` beyond it. Away from 0, only at a removable singularity (not a point where the
-    textbook form is regular: nothing to remove there)."""
+    textbook form is regular: nothing to remove there), with the polynomial in x - center."""
     textbook = naive(truth)
     if sp.count_ops(textbook) > SERIES_MAX_OPS or _has_opaque_constants(textbook):
         return None
-    if center != 0:
-        return _shifted_series_regime(expr, truth, textbook, x, center)
     exact = judge._mp_function(truth, (x,))
-    series = _numeric_taylor(exact, x) if _regular_at_zero(textbook, x) else _symbolic_series(textbook, x)
+    if center == 0:
+        h = x
+        series = _numeric_taylor(exact, x) if _regular_at_zero(textbook, x) else _symbolic_series(textbook, x)
+    else:
+        h = sp.Dummy("h", real=True)
+        shifted = textbook.xreplace({x: center + h})
+        if _regular_at_zero(shifted, h):
+            return None
+        series = _symbolic_series(shifted, h)
+        if series is not None and not series.has(h):
+            return None
     if series is None:
         return None
-    poly = sp.lambdify(x, series, modules="mpmath")
-    threshold = None
-    with mpmath.workdps(40):
-        for t in SERIES_THRESHOLDS:
-            ok = True
-            for point in (t, -t):
-                try:
-                    true = exact(mpmath.mpf(point))
-                    approx = poly(mpmath.mpf(point))
-                except (ArithmeticError, ValueError, TypeError):
-                    ok = False
-                    break
-                if not mpmath.isfinite(true) or abs(approx - true) > 1e-17 * max(abs(true), mpmath.mpf(1e-300)):
-                    ok = False
-                    break
-            if ok:
-                threshold = t
-                break
+    threshold = _series_threshold(exact, sp.lambdify(h, series, modules="mpmath"), center)
     if threshold is None:
         return None
     bound = sp.Float(threshold, 17)
-    polynomial = _polyval(series, x).xreplace({x: clip(x, -bound, bound)})
-    return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
+    polynomial = _polyval(series, h).xreplace({h: clip(x - center, -bound, bound)})
+    if center == 0:
+        return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
+    near = sp.Abs(x - center) < bound
+    # Beyond the threshold x itself, exactly: x = center + (x - center) would round.
+    return sp.Piecewise((polynomial, near), (expr.xreplace({x: pick(near, center + bound, x)}), True))
 
 
-def _shifted_series_regime(
-    expr: sp.Expr, truth: sp.Expr, textbook: sp.Expr, x: sp.Symbol, center: sp.Rational
-) -> sp.Expr | None:
-    """As _series_regime at a removable singularity x = center != 0, in h = x - center."""
-    h = sp.Dummy("h", real=True)
-    shifted = textbook.xreplace({x: center + h})
-    if _regular_at_zero(shifted, h):
-        return None
-    series = _symbolic_series(shifted, h)
-    if series is None or not series.has(h):
-        return None
-    exact = judge._mp_function(truth, (x,))
-    poly = sp.lambdify(h, series, modules="mpmath")
-    threshold = None
+def _series_threshold(exact: Callable, poly: Callable, center: sp.Rational) -> float | None:
+    """The largest of SERIES_THRESHOLDS at which the polynomial (in x - center) is exact to
+    double precision on both sides; a series away from 0 stays on its side of 0."""
     with mpmath.workdps(40):
         for t in SERIES_THRESHOLDS:
-            if t >= abs(center):  # the series of a point other than 0 stays on its side of 0
+            if center != 0 and t >= abs(center):
                 continue
             try:
-                values = [(exact(mpmath.mpf(center) + d), poly(mpmath.mpf(d))) for d in (t, -t)]
+                pairs = [(exact(mpmath.mpf(center) + d), poly(mpmath.mpf(d))) for d in (t, -t)]
             except (ArithmeticError, ValueError, TypeError):
                 continue
-            if all(mpmath.isfinite(v) and abs(a - v) <= 1e-17 * max(abs(v), mpmath.mpf(1e-300)) for v, a in values):
-                threshold = t
-                break
-    if threshold is None:
-        return None
-    bound = sp.Float(threshold, 17)
-    near = sp.Abs(x - center) < bound
-    polynomial = _polyval(series, h).xreplace({h: clip(x - center, -bound, bound)})
-    # Beyond the threshold x itself, exactly: x = center + (x - center) would round.
-    guarded = pick(near, center + bound, x)
-    return sp.Piecewise((polynomial, near), (expr.xreplace({x: guarded}), True))
+            if all(
+                mpmath.isfinite(true) and abs(approx - true) <= 1e-17 * max(abs(true), mpmath.mpf(1e-300))
+                for true, approx in pairs
+            ):
+                return t
+    return None
 
 
 def _regular_at_zero(textbook: sp.Expr, x: sp.Symbol) -> bool:
