@@ -70,11 +70,10 @@ def _elu_negative(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            exp_x = tf.math.exp(x)
-            d_x = exp_x
+            d_x = tf.math.exp(x)
 
             def second_order_gradient(dd_x):
-                d_x_x = exp_x
+                d_x_x = d_x
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

@@ -87,20 +87,18 @@ def _gaussian_nll(x, m, s):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x, unused_m, unused_s):
-            t2 = t1 / s
-            d_x = t2
+            d_x = t1 / s
             d_m = (m_minus_x / s) / s
-            d_s = 1.0 / s - t1 * t2
+            d_s = 1.0 / s - d_x * t1
 
             def second_order_gradient(dd_x, dd_m, dd_s):
                 s_sq = tf.math.square(s)
-                t3 = 2.0 * t2 / s
+                d_m_s = 2.0 * d_x / s
                 d_x_x = 1.0 / s_sq
                 d_x_m = -1.0 / s_sq
-                d_x_s = -t3
+                d_x_s = -d_m_s
                 d_m_m = 1.0 / s_sq
-                d_m_s = t3
-                d_s_s = (-1.0 + 2.0 * tf.math.square(t1) + neg_m_minus_x * t2) / s_sq
+                d_s_s = (-1.0 + 2.0 * tf.math.square(t1) + d_x * neg_m_minus_x) / s_sq
                 return (
                     tf.math.multiply_no_nan(d_x_x, dd_x)
                     + tf.math.multiply_no_nan(d_x_m, dd_m)

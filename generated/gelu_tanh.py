@@ -70,42 +70,41 @@ def _gelu_tanh(x):
     sigmoid = tf.math.sigmoid(
         1.5957691216057308 * x + 0.07135481627260025 * (tf.math.square(x) * x)
     )
-    t1 = sigmoid * x
-    y = t1
+    y = sigmoid * x
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            t2 = x <= -20.0
+            t1 = x <= -20.0
             d_x = tf.where(
-                t2,
+                t1,
                 tf.constant(0.0, x.dtype),
                 tf.where(
                     x >= 10.0,
                     tf.constant(1.0, x.dtype),
                     sigmoid
-                    + t1
+                    + y
                     * (1.0 - sigmoid)
                     * (1.5957691216057308 + 0.21406444881780073 * tf.math.square(x)),
                 ),
             )
 
             def second_order_gradient(dd_x):
-                t3 = tf.clip_by_value(x, -20.0, 20.0)
-                t3_sq = tf.math.square(t3)
-                t4 = 1.5957691216057308 * t3 + 0.07135481627260025 * t3 * t3_sq
-                sigmoid_neg_t4 = tf.math.sigmoid(-t4)
-                sigmoid_t4 = tf.math.sigmoid(t4)
-                t5 = sigmoid_neg_t4 * sigmoid_t4
-                t6 = 1.5957691216057308 + 0.21406444881780073 * t3_sq
-                t7 = t3 * tf.math.square(t6)
+                t2 = tf.clip_by_value(x, -20.0, 20.0)
+                t2_sq = tf.math.square(t2)
+                t3 = 1.5957691216057308 * t2 + 0.07135481627260025 * t2 * t2_sq
+                sigmoid_neg_t3 = tf.math.sigmoid(-t3)
+                sigmoid_t3 = tf.math.sigmoid(t3)
+                t4 = sigmoid_neg_t3 * sigmoid_t3
+                t5 = 1.5957691216057308 + 0.21406444881780073 * t2_sq
+                t6 = t2 * tf.math.square(t5)
                 d_x_x = tf.where(
-                    tf.math.logical_or(t2, x >= 20.0),
+                    tf.math.logical_or(t1, x >= 20.0),
                     tf.constant(0.0, x.dtype),
-                    2.0 * t5 * t6
-                    + sigmoid_t4 * t7 * tf.math.square(sigmoid_neg_t4)
-                    - sigmoid_neg_t4 * t7 * tf.math.square(sigmoid_t4)
-                    + 0.42812889763560147 * t3_sq * t5,
+                    2.0 * t4 * t5
+                    + sigmoid_t3 * t6 * tf.math.square(sigmoid_neg_t3)
+                    - sigmoid_neg_t3 * t6 * tf.math.square(sigmoid_t3)
+                    + 0.42812889763560147 * t2_sq * t4,
                 )
                 return dd_x * d_x_x
 

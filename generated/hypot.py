@@ -72,22 +72,19 @@ def hypot(x, y):
 
 @tf.custom_gradient
 def _hypot_(x, y):
-    hypot_x_y = _hypot(x, y)
-    y_ = hypot_x_y
+    y_ = _hypot(x, y)
 
     def first_order_gradient(dy_):
         @tf.custom_gradient
         def first_order_custom(unused_x, unused_y):
-            hypot_ratio_x_y = _hypot_ratio(x, y)
-            hypot_ratio_y_x = _hypot_ratio(y, x)
-            d_x = hypot_ratio_x_y
-            d_y = hypot_ratio_y_x
+            d_x = _hypot_ratio(x, y)
+            d_y = _hypot_ratio(y, x)
 
             def second_order_gradient(dd_x, dd_y):
-                t1 = hypot_ratio_y_x / hypot_x_y
-                d_x_x = hypot_ratio_y_x * t1
-                d_x_y = -hypot_ratio_x_y * t1
-                d_y_y = hypot_ratio_x_y * (hypot_ratio_x_y / hypot_x_y)
+                t1 = d_y / y_
+                d_x_x = d_y * t1
+                d_x_y = -d_x * t1
+                d_y_y = d_x * (d_x / y_)
                 return tf.math.multiply_no_nan(d_x_x, dd_x) + tf.math.multiply_no_nan(
                     d_x_y, dd_y
                 ), tf.math.multiply_no_nan(d_x_y, dd_x) + tf.math.multiply_no_nan(d_y_y, dd_y)

@@ -82,10 +82,9 @@ def _logaddexp_(x, y):
             d_y = tf.math.sigmoid(-x_minus_y)
 
             def second_order_gradient(dd_x, dd_y):
-                sigmoid_slope_x_minus_y = _sigmoid_slope(x_minus_y)
-                d_x_x = sigmoid_slope_x_minus_y
-                d_x_y = -sigmoid_slope_x_minus_y
-                d_y_y = sigmoid_slope_x_minus_y
+                d_x_x = _sigmoid_slope(x_minus_y)
+                d_x_y = -d_x_x
+                d_y_y = d_x_x
                 return tf.math.multiply_no_nan(d_x_x, dd_x) + tf.math.multiply_no_nan(
                     d_x_y, dd_y
                 ), tf.math.multiply_no_nan(d_x_y, dd_x) + tf.math.multiply_no_nan(d_y_y, dd_y)

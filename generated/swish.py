@@ -67,8 +67,7 @@ def swish(x):
 @tf.custom_gradient
 def _swish(x):
     sigmoid_x = tf.math.sigmoid(x)
-    t1 = sigmoid_x * x
-    y = t1
+    y = sigmoid_x * x
 
     def first_order_gradient(dy):
         @tf.custom_gradient
@@ -78,7 +77,7 @@ def _swish(x):
             def second_order_gradient(dd_x):
                 sigmoid_neg_x = tf.math.sigmoid(-x)
                 d_x_x = sigmoid_x * (
-                    sigmoid_neg_x + sigmoid_neg_x * (1.0 + sigmoid_neg_x * x) - sigmoid_neg_x * t1
+                    sigmoid_neg_x + sigmoid_neg_x * (1.0 + sigmoid_neg_x * x) - sigmoid_neg_x * y
                 )
                 return dd_x * d_x_x
 

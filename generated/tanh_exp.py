@@ -70,8 +70,7 @@ def tanh_exp(x):
 
 @tf.custom_gradient
 def _tanh_exp(x):
-    tanh_x = tf.math.tanh(x)
-    y = tanh_x
+    y = tf.math.tanh(x)
 
     def first_order_gradient(dy):
         @tf.custom_gradient
@@ -80,7 +79,7 @@ def _tanh_exp(x):
             d_x = 4.0 * sigmoid_slope
 
             def second_order_gradient(dd_x):
-                d_x_x = -8.0 * sigmoid_slope * tanh_x
+                d_x_x = -8.0 * sigmoid_slope * y
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

@@ -144,7 +144,7 @@ def derive(
     if len(variables) == 1 and not defaults:
         x = variables[0]
         for idx in partials:
-            partials[idx], notes = _add_regimes(partials[idx], raw[idx], x, expr)
+            partials[idx], notes = _add_regimes(partials[idx], raw[idx], x, expr, len(idx))
             fired.extend(n for n in notes if n not in fired)
     else:
         # No regimes: their thresholds would hold for the default parameters only. An
@@ -190,9 +190,10 @@ def _check_defined(expr: sp.Expr, what: str) -> None:
 
 
 def _add_regimes(
-    form: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr
+    form: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr, order: int
 ) -> tuple[sp.Expr, tuple[str, ...]]:
-    """Regimes for `form`; for where(...), for each branch over the points where it is taken.
+    """Regimes for `form`, the order-th derivative of `domain`; for where(...), for each
+    branch over the points where it is taken.
 
     A branch's own math is its truth there: mpmath evaluates it exactly, and
     it equals the derivative wherever the branch is taken.
@@ -200,7 +201,7 @@ def _add_regimes(
     from generator import guards, regimes
 
     if not isinstance(form, sp.Piecewise):
-        return regimes.add_regimes(form, truth, x, domain)
+        return regimes.add_regimes(form, truth, x, domain, order)
     cases = []
     notes: list[str] = []
     for value, condition, taken, _ in guards.branches(form):

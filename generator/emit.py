@@ -137,22 +137,34 @@ def build_model(
         for dep in sub.free_symbols & set(temp_syms):
             level_of[dep] = min(level_of.get(dep, order), level_of.get(sym, order))
 
+    # A temporary that is itself an output of its own level takes the output's name
+    # (d_x = tf.math.sigmoid(x), not sigmoid_x = ...; d_x = sigmoid_x).
+    output_temp: dict[sp.Symbol, Index] = {}
+    for (k, idx), expr in zip(flat, reduced):
+        if expr in level_of and level_of[expr] == k and expr not in output_temp:
+            output_temp[expr] = idx
+
     renamed: dict[sp.Symbol, sp.Symbol] = {}
     counter = 0
     bodies: list[list[Assignment]] = [[] for _ in range(order + 1)]
     printer = TFPrinter(dtype_of=variables[0])
     for sym, sub in replacements:
         sub_named = sub.xreplace(renamed)
-        readable = describe(sub_named)
-        if readable is None:
-            counter += 1
-            readable = f"t{counter}"
-        temp = namer.claim(readable)
+        if sym in output_temp:
+            temp = out_names[output_temp[sym]]
+        else:
+            readable = describe(sub_named)
+            if readable is None:
+                counter += 1
+                readable = f"t{counter}"
+            temp = namer.claim(readable)
         renamed[sym] = sp.Symbol(temp, real=True)
         bodies[level_of.get(sym, order)].append(Assignment(temp, printer.doprint(sub_named)))
 
     first = variables[0]
     for (k, idx), expr in zip(flat, reduced):
+        if output_temp.get(expr) == idx:
+            continue
         expr = expr.xreplace(renamed)
         if expr.is_number:
             code = constant_like(expr, first)

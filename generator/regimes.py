@@ -50,14 +50,16 @@ _HYPERBOLIC = (sp.tanh, sp.cosh, sp.sinh, sp.coth, sp.sech, sp.csch)
 
 
 def add_regimes(
-    expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr
+    expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr, order: int = 0
 ) -> tuple[sp.Expr, tuple[str, ...]]:
     """`expr` with asymptote and series regimes where measurement shows it needs them,
     and the names of the regimes used ("series", "asymptote").
 
     Only points where `domain` (the function itself) is real count: outside
-    f's domain a derivative's value is of no use.
+    f's domain a derivative's value is of no use. With `order` > 0, `truth` is the
+    order-th derivative of `domain`, whose series serves where truth's own is too large.
     """
+    source = (domain, order) if order else None
     points = judge.sample_points(1)
     reference = judge.sample_reference(truth, (x,))
     defined = ~np.isnan(reference) & ~np.isnan(judge.sample_reference(domain, (x,)))
@@ -80,11 +82,11 @@ def add_regimes(
         return expr, ()
     result = expr
     if (bad & (np.abs(xs) < NEAR_ZERO)).any():
-        result = _series_regime(result, truth, x) or result
+        result = _series_regime(result, truth, x, source=source) or result
     score = judge.score(result, (x,), points, reference)
     at_singular = False
     for c in singular:
-        trial = _series_regime(result, truth, x, c)
+        trial = _series_regime(result, truth, x, c, source)
         trial_score = None if trial is None else judge.score(trial, (x,), points, reference)
         if trial_score is not None and trial_score <= score:
             result, score, at_singular = trial, trial_score, True
@@ -351,23 +353,40 @@ def _continuous_at(exact: Callable, c: sp.Rational) -> bool:
         return bool(abs(left - right) <= mpmath.mpf(1e-10) * max(1, abs(left)))
 
 
-def _series_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, center: sp.Rational = sp.Integer(0)) -> sp.Expr | None:
+def _series_regime(
+    expr: sp.Expr,
+    truth: sp.Expr,
+    x: sp.Symbol,
+    center: sp.Rational = sp.Integer(0),
+    source: tuple[sp.Expr, int] | None = None,
+) -> sp.Expr | None:
     """The Taylor polynomial of `truth` at `center`, below a threshold in |x - center|, and
     `expr` beyond it. Away from 0, only at a removable singularity (not a point where the
-    textbook form is regular: nothing to remove there), with the polynomial in x - center."""
-    textbook = naive(truth)
+    textbook form is regular: nothing to remove there), with the polynomial in x - center.
+
+    Where truth's textbook form is too large for SymPy's series, `source` = (f, k), truth
+    being f's k-th derivative, gives it as the k-th derivative of f's series (sin(x)/(x*(1 +
+    x**2)): its f'' has 70 ops, f has 7)."""
+    textbook, k = naive(truth), 0
     if sp.count_ops(textbook) > SERIES_MAX_OPS or _has_opaque_constants(textbook):
-        return None
+        if source is None:
+            return None
+        textbook, k = naive(source[0]), source[1]
+        if sp.count_ops(textbook) > SERIES_MAX_OPS or _has_opaque_constants(textbook):
+            return None
     exact = judge._mp_function(truth, (x,))
     if center == 0:
         h = x
-        series = _numeric_taylor(exact, x) if _regular_at_zero(textbook, x) else _symbolic_series(textbook, x)
+        if _regular_at_zero(textbook, x):
+            series = _numeric_taylor(exact, x)
+        else:
+            series = _symbolic_series(textbook, x, k)
     else:
         h = sp.Dummy("h", real=True)
         shifted = textbook.xreplace({x: center + h})
         if _regular_at_zero(shifted, h):
             return None
-        series = _symbolic_series(shifted, h)
+        series = _symbolic_series(shifted, h, k)
         if series is not None and not series.has(h):
             return None
     if series is None:
@@ -412,10 +431,11 @@ def _regular_at_zero(textbook: sp.Expr, x: sp.Symbol) -> bool:
     return bool(value.is_number and value.is_finite and not value.has(sp.nan, sp.zoo))
 
 
-def _symbolic_series(textbook: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
-    """SymPy's Taylor series at 0 of the textbook form, for a removable singularity there (sin(x)/x)."""
+def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | None:
+    """SymPy's Taylor series at 0 of the textbook form, for a removable singularity there
+    (sin(x)/x); differentiated k times."""
     try:
-        series = sp.series(textbook, x, 0, SERIES_TERMS).removeO()
+        series = sp.diff(sp.series(textbook, x, 0, SERIES_TERMS + k).removeO(), x, k)
     except (NotImplementedError, ValueError, TypeError, RecursionError, ArithmeticError, sp.PoleError):
         return None
     if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):

@@ -12,6 +12,7 @@ Hands on: expressions over SymPy functions and the primitives in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -39,17 +40,20 @@ class Rule:
     """A named rewrite: `rewrite(node)` returns a replacement, or None to leave the node alone.
 
     Calling the rule rewrites an expression bottom up, `passes` times at most (until
-    nothing changes): a rewrite that peels one step at a time needs several.
+    nothing changes): a rewrite that peels one step at a time needs several. A
+    `top_down` rule rewrites the largest nodes it matches and leaves their insides alone.
     """
 
     name: str
     why: str
     rewrite: Callable[[sp.Expr], sp.Expr | None]
     passes: int = 1
+    top_down: bool = False
 
     def __call__(self, expr: sp.Expr) -> sp.Expr:
+        walk = _top_down if self.top_down else _bottom_up
         for _ in range(self.passes):
-            after = _bottom_up(expr, self.rewrite)
+            after = walk(expr, self.rewrite)
             if after == expr:
                 break
             expr = after
@@ -63,6 +67,17 @@ def _bottom_up(expr: sp.Expr, rewrite: Callable[[sp.Expr], sp.Expr | None]) -> s
             expr = expr.func(*new_args)
     replaced = rewrite(expr)
     return expr if replaced is None else replaced
+
+
+def _top_down(expr: sp.Expr, rewrite: Callable[[sp.Expr], sp.Expr | None]) -> sp.Expr:
+    replaced = rewrite(expr)
+    if replaced is not None:
+        return replaced
+    if expr.args:
+        new_args = tuple(_top_down(arg, rewrite) for arg in expr.args)
+        if new_args != expr.args:
+            return expr.func(*new_args)
+    return expr
 
 
 def _exp_arg(term: sp.Expr) -> sp.Expr | None:
@@ -364,17 +379,21 @@ def _log_of_difference_of_exps(node: sp.Expr) -> sp.Expr | None:
 def _one_plus(
     func: type, plus: Callable[[sp.Expr], sp.Expr], minus: Callable[[sp.Expr], sp.Expr]
 ) -> Callable[[sp.Expr], sp.Expr | None]:
-    """The rule 1 + func(u) -> plus(u), 1 - func(u) -> minus(u), for a func that tends to -1 or 1."""
+    """The rule 1 + func(u) -> plus(u), 1 - func(u) -> minus(u), for a func that tends to -1
+    or 1; also scaled, c + c*func(u) and c - c*func(u) for a number c (tanh(u) - 1 is
+    -(1 - tanh(u)), in tanh(x)**2'')."""
 
     def rewrite(node: sp.Expr) -> sp.Expr | None:
-        if not isinstance(node, sp.Add) or 1 not in node.args:
+        if not isinstance(node, sp.Add):
             return None
-        for term in node.args:
-            rest = [t for t in node.args if t is not term and t != 1]
-            if isinstance(term, func):
-                return sp.Add(*rest) + plus(term.args[0])
-            if isinstance(-term, func):
-                return sp.Add(*rest) + minus((-term).args[0])
+        c, others = node.as_coeff_Add()
+        if c == 0:
+            return None
+        for term in sp.Add.make_args(others):
+            k, factor = term.as_coeff_Mul()
+            if isinstance(factor, func) and k in (c, -c):
+                rest = others - term
+                return rest + c * (plus if k == c else minus)(factor.args[0])
         return None
 
     return rewrite
@@ -628,21 +647,86 @@ def _reflection_split(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
-def _log1p_of_power(node: sp.Expr) -> sp.Expr | None:
-    """log1p(c*u**n), n even: c*u**n overflows for |u| > (3.4e38/c)**(1/n), where the log is
-    still about n*log|u| (log(1 + x**2) at x = 1e20 is 92.1, not inf). Where c*u**n > 2**60
-    it is log(c) + n*log|u| + log1p((1/u)**n/c), which does not form the power."""
-    if not isinstance(node, log1p):
+def _as_polynomial(p: sp.Expr) -> tuple[sp.Expr, list[sp.Expr]] | None:
+    """(u, coefficients from the highest power down) where `p` is a polynomial with numeric
+    coefficients in one u: a symbol, or the base of one of p's powers ((x - y)**2 + 1)."""
+    bases = [f.base for f in p.atoms(sp.Pow) if f.exp.is_Integer and f.exp >= 2 and not f.base.is_number]
+    for u in sorted(dict.fromkeys([*bases, *p.free_symbols]), key=sp.default_sort_key):
+        d = sp.Dummy("u", real=True)
+        q = p.xreplace({u: d})
+        if q.free_symbols != {d} or not q.is_polynomial(d):
+            continue
+        coeffs = sp.Poly(q, d).all_coeffs()
+        if all(c.is_number for c in coeffs):
+            return u, coeffs
+    return None
+
+
+def _reversed(coeffs: list[sp.Expr], u: sp.Expr) -> sp.Expr:
+    """p(u)/u**n as a polynomial in 1/u, for p's `coeffs` (highest power first)."""
+    return sp.Add(*(c * ipow(1 / u, j) if j else c for j, c in enumerate(coeffs)))
+
+
+def _log_of_polynomial(node: sp.Expr) -> sp.Expr | None:
+    """log(p(u)) and log1p(q(u)) for a polynomial of degree n >= 2 in one u: its powers
+    overflow for |u| > (3.4e38/a)**(1/n), a the leading coefficient, where the log is still
+    about n*log|u| (log(1 + x**2) at x = 1e20 is 92.1, not inf). Where a*u**n > 2**60 it is
+    log|a| + n*log|u| + log1p(r(1/u)/a), r the lower terms over u**n, which forms no power
+    of u (for odd n, log(sign(a)*u): NaN on the side where p is negative, as the log is)."""
+    if isinstance(node, log1p):
+        p = 1 + node.args[0]
+    elif isinstance(node, sp.log):
+        p = node.args[0]
+    else:
         return None
-    c, power = node.args[0].as_coeff_Mul()
-    if not (c.is_positive and isinstance(power, sp.Pow) and power.exp.is_Integer and power.exp.is_even):
+    found = _as_polynomial(p)
+    if found is None or len(found[1]) < 3:
         return None
-    u, n = power.base, int(power.exp)
-    if n <= 0 or u.is_number:
-        return None
-    threshold = sp.Float(float((2**60 / c) ** (1.0 / n)), 17)
-    far = sp.log(c) + n * sp.log(sp.Abs(u)) + log1p(ipow(1 / u, n) / c)
+    u, coeffs = found
+    a, n = coeffs[0], len(coeffs) - 1
+    if n % 2 == 0 and a < 0:
+        return None  # negative far out on both sides: no log to keep
+    threshold = sp.Float(2.0 ** math.floor((60 - math.log2(abs(a))) / n), 17)
+    log_u = sp.log(sp.Abs(u)) if n % 2 == 0 else sp.log(sp.sign(a) * u)
+    far = sp.log(sp.Abs(a)) + n * log_u + log1p((_reversed(coeffs, u) - a) / a)
     return sp.Piecewise((far, sp.Abs(u) > threshold), (node, True))
+
+
+def _rational_far(node: sp.Expr) -> sp.Expr | None:
+    """A product of integer powers of polynomials in one u (a symbol, or a sum such as
+    x - y), with a denominator of
+    degree >= 2: the powers overflow for large |u| where the quotient need not (x/(1 + x**2)
+    at x = 1e20 is 0, truth 1e-20; x**3/(1 + x**4) there is inf/inf). Where the largest
+    power of u would pass 2**60 it is u**D times the same product of the polynomials over
+    their leading powers, polynomials in 1/u, D the difference of the degrees."""
+    if not isinstance(node, (sp.Mul, sp.Pow)):
+        return None
+    # Through ipow(a/b, k), which balance_ratio makes of a**k/b**k.
+    factors = []
+    for factor in sp.Mul.make_args(node):
+        if isinstance(factor, ipow) and isinstance(factor.args[0], sp.Mul):
+            factors += [(f.as_base_exp()[0], f.as_base_exp()[1] * factor.args[1]) for f in factor.args[0].args]
+        else:
+            factors.append(factor.as_base_exp())
+    sums = {b for f in node.atoms(sp.Pow) for b in [f.base] if isinstance(b, sp.Add) and f.exp.is_Integer and f.exp >= 2}
+    for u in sorted(node.free_symbols | sums, key=sp.default_sort_key):
+        polys, others = [], []
+        for base, k in factors:
+            found = (u, [1, 0]) if base == u else _as_polynomial(base) if k.is_Integer else None
+            if found is not None and found[0] == u:
+                polys.append((found[1], int(k)))
+            else:
+                others.append(base**k)
+        up = sum(k * (len(c) - 1) for c, k in polys if k > 0)
+        down = sum(-k * (len(c) - 1) for c, k in polys if k < 0)
+        if down < 2:
+            continue
+        power = u ** (up - down) if up >= down else ipow(1 / u, down - up)
+        far = sp.Mul(*others, power, *(_reversed(c, u) ** k for c, k in polys))
+        threshold = sp.Float(2.0 ** (60 // max(up, down)), 17)
+        # Near 0 the powers underflow instead: (2x + 1)/(x**2*(x + 1)**2) at x = 8e-20.
+        return sp.Piecewise((far, sp.Abs(u) > threshold), (divide_stepwise(node), True))
+    return None
 
 
 def _pair_of_opposites(node: sp.Expr, match: Callable[[sp.Expr], bool]) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
@@ -723,9 +807,15 @@ VARIANTS: tuple[Rule, ...] = (
         _reflection_split,
     ),
     Rule(
-        "log1p_of_power",
-        "log1p(c*u**n) is inf where the power overflows; beyond it, log(c) + n*log|u| + log1p(1/(c*u**n)) is not",
-        _log1p_of_power,
+        "log_of_polynomial",
+        "log(p(u)) is inf where u**n overflows; beyond it, log|a| + n*log|u| + log1p of the rest over a*u**n is not",
+        _log_of_polynomial,
+    ),
+    Rule(
+        "rational_far",
+        "p(u)/q(u) is inf/inf or 0 where the powers overflow; beyond it, u**D*(p(u)/u**m)/(q(u)/u**n) is not",
+        _rational_far,
+        top_down=True,
     ),
     Rule(
         "log_difference",

@@ -142,7 +142,7 @@ def test_three_way_logsumexp_and_softmax(load_module, text, truth) -> None:
 
 def test_cauchy_loss_where_the_square_overflows(load_module) -> None:
     # log(1 + x**2) is log1p(inf) = inf for |x| > 1.8e19; the value is 2*log|x| (92.1 at 1e20),
-    # the slope 2/x (log1p_of_power splits it at |x| = 2**30).
+    # the slope 2/x (log_of_polynomial splits it at |x| = 2**30).
     x = sp.Symbol("x", real=True)
     fn = load_module("log(1 + x**2)", "cauchy", ["x"]).cauchy
     _check(

@@ -133,7 +133,7 @@ CASES: tuple[Case, ...] = (
     # log(1 + x**2) after the log1p rule: at x = 1e20 and -1e25 the square overflows and log1p
     # is inf; the truth is 92.1 and 115.1.
     Case(
-        "log1p_of_power",
+        "log_of_polynomial",
         log1p(x**2),
         sp.Piecewise(
             (
@@ -143,6 +143,72 @@ CASES: tuple[Case, ...] = (
             (log1p(x**2), True),
         ),
         {x: (1e20, -1e25)},
+    ),
+    # Any polynomial: x**4 overflows beyond 4.3e9, log is inf; the truth at 1e10 is 92.1.
+    Case(
+        "log_of_polynomial",
+        sp.log(x**4 + x**2 + 1),
+        sp.Piecewise(
+            (
+                4 * sp.log(sp.Abs(x)) + log1p(ipow(1 / x, 2) + ipow(1 / x, 4)),
+                sp.Abs(x) > sp.Float(32768.0, 17),
+            ),
+            (sp.log(x**4 + x**2 + 1), True),
+        ),
+        {x: (1e10, -1e30)},
+        label="quartic",
+    ),
+    # Odd degree: log(x) itself, NaN where x**3 + 1 < 0 as the truth is.
+    Case(
+        "log_of_polynomial",
+        log1p(x**3),
+        sp.Piecewise(
+            (
+                3 * sp.log(x) + log1p(ipow(1 / x, 3)),
+                sp.Abs(x) > sp.Float(1048576.0, 17),
+            ),
+            (log1p(x**3), True),
+        ),
+        {x: (1e13, 1e30)},
+        label="odd",
+    ),
+    # x/(1 + x**2) at x = 1e20: the square overflows, the quotient is 0; the truth is 1e-20.
+    # x**3/(1 + x**4) there is inf/inf.
+    Case(
+        "rational_far",
+        x / (1 + x**2),
+        sp.Piecewise(
+            (
+                ipow(1 / x, 1) / (ipow(1 / x, 2) + 1),
+                sp.Abs(x) > sp.Float(1073741824.0, 17),
+            ),
+            (x / (1 + x**2), True),
+        ),
+        {x: (1e20, -3e37)},
+    ),
+    Case(
+        "rational_far",
+        x**3 / (1 + x**4),
+        sp.Piecewise(
+            (ipow(1 / x, 1) / (ipow(1 / x, 4) + 1), sp.Abs(x) > sp.Float(32768.0, 17)),
+            (x**3 / (1 + x**4), True),
+        ),
+        {x: (1e10, -1e20)},
+        label="cubic over quartic",
+    ),
+    # In a difference: (x - y)/(1 + (x - y)**2) at x - y = 1e20.
+    Case(
+        "rational_far",
+        (x - y) / (1 + (x - y) ** 2),
+        sp.Piecewise(
+            (
+                ipow(1 / (x - y), 1) / (ipow(1 / (x - y), 2) + 1),
+                sp.Abs(x - y) > sp.Float(1073741824.0, 17),
+            ),
+            ((x - y) / (1 + (x - y) ** 2), True),
+        ),
+        {x: (1e20,), y: (-1e19,)},
+        label="difference",
     ),
     # Shifted softplus: softplus(1e-8) rounds to log(2), so the difference is 0; truth 5e-9.
     Case(
@@ -317,6 +383,14 @@ CASES: tuple[Case, ...] = (
         {x: (10.0,)},
         label="minus",
     ),
+    # Scaled, as tanh(x)**2'' has it: 4*tanh(x) - 4 at x = 10 is -8.2e-9 exactly, 0 in float32.
+    Case(
+        "one_plus_tanh",
+        4 * sp.tanh(x) - 4,
+        -8 * sigmoid(-2 * x),
+        {x: (10.0,)},
+        label="scaled",
+    ),
     # sigmoid(+-1e-8) both round to 0.5: the difference is 0; the truth is 5e-9.
     Case("sigmoid_difference", sigmoid(x) - sigmoid(-x), sp.tanh(x / 2), {x: (1e-8,)}),
     Case(
@@ -477,9 +551,13 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_difference", 2 * sp.log(x) - sp.log(y)),
     ("sqrt_difference", sp.sqrt(x) + sp.sqrt(y)),
     ("sqrt_difference", sp.sqrt(x) - y),
-    ("log1p_of_power", log1p(x**3)),
-    ("log1p_of_power", log1p(-(x**2))),
-    ("log1p_of_power", log1p(y * x**2)),
+    ("log_of_polynomial", log1p(-(x**2))),
+    ("log_of_polynomial", log1p(y * x**2)),
+    ("log_of_polynomial", sp.log(x + 1)),
+    ("rational_far", x / (x + 1)),
+    ("rational_far", x / (1 + x * y)),
+    ("rational_far", sp.sin(x) / x),
+    ("one_plus_tanh", 2 - sp.tanh(x)),
 )
 
 

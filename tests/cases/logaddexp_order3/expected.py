@@ -89,18 +89,15 @@ def _logaddexp_(x, y):
             def second_order_gradient(dd_x, dd_y):
                 @tf.custom_gradient
                 def second_order_custom(unused_x, unused_y):
-                    sigmoid_slope_x_minus_y = _sigmoid_slope(x_minus_y)
-                    d_x_x = sigmoid_slope_x_minus_y
-                    d_x_y = -sigmoid_slope_x_minus_y
-                    d_y_y = sigmoid_slope_x_minus_y
+                    d_x_x = _sigmoid_slope(x_minus_y)
+                    d_x_y = -d_x_x
+                    d_y_y = d_x_x
 
                     def third_order_gradient(dd_x_x, dd_x_y, dd_y_y):
-                        t1 = sigmoid_slope_x_minus_y * tf.math.tanh(0.5 * x - 0.5 * y)
-                        neg_t1 = -t1
-                        d_x_x_x = neg_t1
-                        d_x_x_y = t1
-                        d_x_y_y = neg_t1
-                        d_y_y_y = t1
+                        d_x_x_y = d_x_x * tf.math.tanh(0.5 * x - 0.5 * y)
+                        d_x_x_x = -d_x_x_y
+                        d_x_y_y = d_x_x_x
+                        d_y_y_y = d_x_x_y
                         return tf.math.multiply_no_nan(d_x_x_x, dd_x_x) + tf.math.multiply_no_nan(
                             d_x_x_y, dd_x_y
                         ) + tf.math.multiply_no_nan(d_x_y_y, dd_y_y), tf.math.multiply_no_nan(
