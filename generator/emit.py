@@ -67,8 +67,17 @@ def _divide_in_place(
 def _share_squares(
     replacements: list[tuple[sp.Symbol, sp.Expr]], reduced: list[sp.Expr]
 ) -> tuple[list[tuple[sp.Symbol, sp.Expr]], list[sp.Expr]]:
-    """b**3 and b**4 written from a temporary that holds b**2, where one is computed before
-    them: cse sees b**2 and b**3 as unrelated, and printed they were square(b) twice."""
+    """b**3 and b**4 written from a temporary that holds b**2: cse sees b**2 and b**3 as
+    unrelated, and printed they were square(b) twice. The square moves up to just after
+    b's own definition, so that a cube computed before it (gelu_tanh's forward pass, its
+    square held for f') can use it."""
+    squares = [(sym, sub) for sym, sub in replacements if sub.is_Pow and sub.exp == 2]
+    order = [pair for pair in replacements if pair not in squares]
+    for sym, sub in squares:
+        needs = sub.base.free_symbols
+        after = max((i for i, (t, _) in enumerate(order) if t in needs), default=-1)
+        order.insert(after + 1, (sym, sub))
+    replacements = order
     kept: list[tuple[sp.Symbol, sp.Expr]] = []
     powers: dict[sp.Expr, sp.Expr] = {}
     for sym, sub in replacements:

@@ -72,6 +72,11 @@ def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     return c * half * half
 
 
+def _mul_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    product = np.asarray(a * b)
+    return np.where(np.asarray(b) == 0, np.zeros_like(product), product)
+
+
 def _exp_finite(u: np.ndarray) -> np.ndarray:
     # As the printed helper: the argument held below the dtype's overflow.
     u = np.asarray(u)
@@ -160,6 +165,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
     "pick": lambda condition, a, b: np.where(condition, a, b),
     "mul_exp": _mul_exp,
+    "mul_no_nan": _mul_no_nan,
     "exp_finite": _exp_finite,
     "tanh_softplus": _tanh_softplus,
     "tanh_softplus_slope": _tanh_softplus_slope,
@@ -695,6 +701,7 @@ OP_COST: dict[str, float] = {
     "clip": 1.0,
     "away": 2.0,
     "mul_exp": 2.0,
+    "mul_no_nan": 0.7,
     "exp_finite": 1.5,
     "tanh_softplus": 2.5,
     "tanh_softplus_slope": 3.0,

@@ -33,6 +33,7 @@ __all__ = [
     "xlogy",
     "pick",
     "mul_exp",
+    "mul_no_nan",
     "exp_finite",
     "naive",
 ]
@@ -372,6 +373,20 @@ class mul_exp(sp.Function):  # noqa: N801
         return mul_exp(sp.Integer(1), u) if argindex == 1 else self
 
 
+class mul_no_nan(sp.Function):  # noqa: N801
+    """a * b, but 0 wherever b is 0, even where a is inf or NaN (TF's multiply_no_nan).
+
+    For a factor b that decays to 0 far out while a grows: y**2*sigmoid_slope(x*y) at
+    x = y = 1e20 is inf*0 = NaN in float32, where the truth is 0.
+    """
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        a, b = self.args
+        return b if argindex == 1 else a
+
+
 class exp_finite(sp.Function):  # noqa: N801
     """exp(u), but exp(87) in float32 (exp(708) in float64) where exp(u) would overflow.
 
@@ -407,6 +422,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         log1p: lambda x: sp.log(1 + x),
         pick: lambda condition, a, b: sp.Piecewise((a, condition), (b, True)),
         mul_exp: lambda c, u: c * sp.exp(u),
+        mul_no_nan: lambda a, b: a * b,
         exp_finite: sp.exp,
     }
     for func, definition in replacements.items():

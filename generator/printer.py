@@ -44,6 +44,7 @@ TF_FUNCTIONS: dict[type, str] = {
     prim.log1p: "tf.math.log1p",
     prim.expm1: "tf.math.expm1",
     prim.xlogy: "tf.math.xlogy",
+    prim.mul_no_nan: "tf.math.multiply_no_nan",
 }
 
 # SymPy function class -> the same function from exp, as code with {u} and {minus_u}:
@@ -154,7 +155,11 @@ class TFPrinter(StrPrinter):
             # One division per factor: a / b / c, not a / (b * c), whose product can flush
             # to 0 or overflow where the quotient is finite (1/(expm1(x)*expm1(-x)) at x = 1e-19).
             numerator = [a for a in others if a not in denominators]
-            text = self._print(sp.Mul(coeff, *numerator)) if numerator else self._print_number(coeff)
+            text = (
+                self.parenthesize(sp.Mul(coeff, *numerator), PRECEDENCE["Mul"])
+                if numerator
+                else self._print_number(coeff)
+            )
             for d in denominators:
                 text = f"{text} / {self.parenthesize(1 / d, PRECEDENCE['Mul'] + 1)}"
             return text

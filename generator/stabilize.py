@@ -27,10 +27,12 @@ from generator.primitives import (
     log1p,
     logaddexp,
     logcosh,
+    mul_no_nan,
     sigmoid,
     sigmoid_slope,
     softplus,
     tanh_softplus,
+    tanh_softplus_slope,
     xlogy,
 )
 
@@ -784,6 +786,38 @@ def _shifted_softplus(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+# Factors that decay to 0 far out (and flush there) while the rest of a product may grow.
+_DECAYING = (sp.exp, sigmoid, sigmoid_slope, tanh_softplus_slope, erfc)
+
+
+def _decays(factor: sp.Expr) -> bool:
+    """A _DECAYING function, a positive power of one, or 1 - sigmoid(u) (the economy's
+    form of sigmoid(-u))."""
+    if isinstance(factor, sp.Pow):
+        return factor.exp.is_positive and _decays(factor.base)
+    if isinstance(factor, sp.Add):
+        return len(factor.args) == 2 and 1 in factor.args and isinstance(-(factor - 1), sigmoid)
+    return isinstance(factor, _DECAYING)
+
+
+def _no_nan_product(node: sp.Expr) -> sp.Expr | None:
+    """r*d, d a product of factors that decay to 0 far out: mul_no_nan(r, d), 0 where d
+    flushes to 0 even where r has overflowed (y**2*sigmoid_slope(x*y) at x = y = 1e20 is
+    inf*0 = NaN; the truth is 0). Only where r depends on an input: a constant cannot
+    overflow."""
+    if not isinstance(node, sp.Mul):
+        return None
+    # The number stays outside: inside, SymPy would distribute it over a sum, and
+    # 2*(y - x) would become 2*y - 2*x, which overflows where y - x does not.
+    coeff, body = node.as_coeff_Mul()
+    factors = sp.Mul.make_args(body)
+    decaying = [f for f in factors if _decays(f)]
+    rest = sp.Mul(*(f for f in factors if f not in decaying))
+    if not decaying or not rest.free_symbols:
+        return None
+    return coeff * mul_no_nan(rest, sp.Mul(*decaying))
+
+
 # Not in RULES: the derivation offers each candidate with and without each of these,
 # and the judge keeps a variant only where it measures better (each costs ops, and
 # sinc'' loses 0.07 mean bits to the stepwise quotient).
@@ -816,6 +850,11 @@ VARIANTS: tuple[Rule, ...] = (
         "p(u)/q(u) is inf/inf or 0 where the powers overflow; beyond it, u**D*(p(u)/u**m)/(q(u)/u**n) is not",
         _rational_far,
         top_down=True,
+    ),
+    Rule(
+        "no_nan_product",
+        "r*d is inf*0 = NaN where r overflows and a decaying d flushes to 0; multiply_no_nan(r, d) is 0",
+        _no_nan_product,
     ),
     Rule(
         "log_difference",
@@ -986,6 +1025,30 @@ def lower_sigmoid_pairs(expr: sp.Expr) -> sp.Expr:
         if pos not in remaining or neg not in remaining:
             expr = lowered
     return expr
+
+
+def share_arguments(exprs: list[sp.Expr]) -> list[sp.Expr]:
+    """Calls of one-argument functions whose arguments agree once expanded (or agree up to
+    sign), written with one argument: the first met, forward pass first. The forms of
+    different orders come from different candidates, and gelu_tanh's f'' computed
+    sigmoid(0.8*x*(2 + 0.09*x**2)) beside the forward pass's sigmoid(1.6*x + 0.07*x**3)."""
+    seen: dict[sp.Expr, sp.Expr] = {}
+
+    def canonical(call: sp.Expr) -> sp.Expr:
+        (arg,) = call.args
+        if arg.is_Atom or sp.count_ops(arg) > 40:
+            return call
+        key = sp.expand(arg)
+        if key in seen:
+            return call.func(seen[key])
+        if -key in seen:
+            return call.func(-seen[-key])
+        seen[key] = arg
+        return call
+
+    def one_argument(node: sp.Basic) -> bool:
+        return isinstance(node, sp.Function) and len(node.args) == 1
+    return [e.replace(one_argument, canonical) for e in exprs]
 
 
 def _lower_pair(mul: sp.Mul, u: sp.Expr) -> sp.Expr:

@@ -33,9 +33,14 @@ def _check(
     got = tf_partials(tf, fn, columns, 2)
     tiny = float(np.finfo(np.float32).tiny)
     for index, values in got.items():
-        expr = truth
-        for i in index:
-            expr = sp.diff(expr, symbols[i])
+        if isinstance(
+            truth, dict
+        ):  # the partials, written out where SymPy's would cancel
+            expr = truth[index]
+        else:
+            expr = truth
+            for i in index:
+                expr = sp.diff(expr, symbols[i])
         values = values.numpy().astype(np.float64)
         for point, value in zip(points, values):
             with mpmath.workdps(60):
@@ -174,3 +179,61 @@ def test_float64_inputs_beyond_float32s_range_are_not_clipped(load_module) -> No
                 value,
                 true,
             )
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "points"),
+    [
+        # x**2 overflows beyond 1.8e19: x/(1 + x**2) was 0 there (truth 1/x), and its
+        # derivatives inf/inf; stabilize's rational_far divides through by the powers.
+        ("x/(1 + x**2)", "lorentz", [(1e20,), (-3e37,), (5e9,), (0.5,), (-2.0,)]),
+        ("x**3/(1 + x**4)", "odd_ratio", [(1e10,), (-1e20,), (3e38,), (0.75,)]),
+        # x**4 overflows beyond 4.3e9: log was inf (log_of_polynomial).
+        ("log(1 + x**2 + x**4)", "log_quartic", [(1e10,), (-1e30,), (2.5,), (-0.1,)]),
+    ],
+)
+def test_rational_functions_where_the_powers_overflow(
+    load_module, text, name, points
+) -> None:
+    x = sp.Symbol("x", real=True)
+    fn = getattr(load_module(text, name, ["x"]), name)
+    _check(fn, sp.sympify(text, locals={"x": x}), [x], points)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "points"),
+    [
+        # x*y overflows: y**2*sigmoid_slope(x*y) was inf*0 = NaN (truth 0); multiply_no_nan.
+        (
+            "log(1 + exp(x*y))",
+            "softplus_xy",
+            [(1e20, 1e20), (-3e19, 2e19), (0.5, 3.0)],
+        ),
+        # (x - y)**2 overflows: 2*(y - x)*exp(-(x - y)**2) was -inf*0 = NaN (truth 0).
+        (
+            "exp(-(x - y)**2)",
+            "gauss_xy",
+            [(5.0, -2.5e38), (-2.5e38, 1e-18), (0.25, -0.5)],
+        ),
+    ],
+)
+def test_products_with_a_factor_that_flushes(load_module, text, name, points) -> None:
+    x, y = sp.symbols("x y", real=True)
+    fn = getattr(load_module(text, name, ["x", "y"]), name)
+    truth = sp.sympify(text, locals={"x": x, "y": y})
+    if name == "softplus_xy":
+        # SymPy's second partials of log(1 + exp(u)) subtract two terms near y**2 where
+        # their difference is y**2*exp(-u): no precision holds that at u = 1e40.
+        s, slope = 1 / (1 + sp.exp(-x * y)), 1 / (
+            (1 + sp.exp(-x * y)) * (1 + sp.exp(x * y))
+        )
+        truth = {
+            (): truth,
+            (0,): y * s,
+            (1,): x * s,
+            (0, 0): y**2 * slope,
+            (0, 1): s + x * y * slope,
+            (1, 0): s + x * y * slope,
+            (1, 1): x**2 * slope,
+        }
+    _check(fn, truth, [x, y], points)

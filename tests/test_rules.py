@@ -36,6 +36,7 @@ from generator.primitives import (
     log1p,
     logaddexp,
     logcosh,
+    mul_no_nan,
     naive,
     sigmoid,
     softplus,
@@ -195,6 +196,15 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1e10, -1e20)},
         label="cubic over quartic",
+    ),
+    # exp(-(x - y)**2)'s slope at x = 5, y = -2.5e38: 2*(y - x) is -inf, the exponential 0.
+    Case(
+        "no_nan_product",
+        2
+        * ((y - x) * sp.exp(-((x - y) ** 2))),  # not 2*(y - x): SymPy would distribute
+        2 * mul_no_nan(y - x, sp.exp(-((x - y) ** 2))),
+        {x: (5.0, 2e38), y: (-2.5e38, -2e38)},
+        truth=(0.0, 0.0),
     ),
     # In a difference: (x - y)/(1 + (x - y)**2) at x - y = 1e20.
     Case(
@@ -555,6 +565,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_of_polynomial", log1p(y * x**2)),
     ("log_of_polynomial", sp.log(x + 1)),
     ("rational_far", x / (x + 1)),
+    ("no_nan_product", 3 * sp.exp(-x)),
+    ("no_nan_product", x * sp.sin(x)),
     ("rational_far", x / (1 + x * y)),
     ("rational_far", sp.sin(x) / x),
     ("one_plus_tanh", 2 - sp.tanh(x)),
