@@ -25,7 +25,7 @@ stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.07 bits, 100.0% of 141 points within 3 bits
     order 1: max 1.0 bits, mean 0.08 bits, 100.0% of 141 points within 3 bits
-    order 2: max 2.0 bits, mean 0.19 bits, 100.0% of 141 points within 3 bits
+    order 2: max 2.0 bits, mean 0.20 bits, 100.0% of 141 points within 3 bits
 
 Usage:
 

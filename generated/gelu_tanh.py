@@ -24,7 +24,7 @@ stand-ins for the TF ops):
 
     f: max 6.3 bits, mean 0.18 bits, 98.6% of 141 points within 3 bits
     order 1: max 7.5 bits, mean 0.41 bits, 95.2% of 145 points within 3 bits
-    order 2: max 9.5 bits, mean 0.95 bits, 92.6% of 149 points within 3 bits
+    order 2: max 9.5 bits, mean 0.96 bits, 94.0% of 149 points within 3 bits
 
 Usage:
 

@@ -7,7 +7,7 @@ Forms computed (after stabilisation):
 
     f(x) = x*tanh_softplus(x)
     f'(x) = x*tanh_softplus_slope(x) + tanh_softplus(x)
-    f''(x) = 2*tanh_softplus_slope(x) + x*where(x > 0, -2*sigmoid(x)*tanh_softplus(x) + sigmoid(-x), 1 - sigmoid(x) - 2*sigmoid(x)*tanh_softplus(x))*tanh_softplus_slope(x)
+    f''(x) = mul_no_nan(2 + x*(1 - sigmoid(x) - 2*mul_no_nan(tanh_softplus(x), sigmoid(x))), tanh_softplus_slope(x))
 
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
@@ -15,7 +15,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 Stabilising rewrites applied:
 
     - log_sum_exp: log(exp(a) + exp(b) + ...) overflows; logaddexp/softplus do not
-    - reflection_split: a*softplus(u) + b*u and sigmoid(u) - t cancel for u >> 0; where(u > 0, the reflected form, ...) does not
+    - no_nan_product: r*d is inf*0 = NaN where r overflows and a decaying d flushes to 0; multiply_no_nan(r, d) is 0
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
@@ -73,14 +73,15 @@ def _mish(x):
         @tf.custom_gradient
         def first_order_custom(unused_x):
             tanh_softplus_slope_x = _tanh_softplus_slope(x)
-            t1 = tanh_softplus_slope_x * x
-            d_x = t1 + tanh_softplus_x
+            d_x = tanh_softplus_x + tanh_softplus_slope_x * x
 
             def second_order_gradient(dd_x):
                 sigmoid_x = tf.math.sigmoid(x)
-                t2 = 2.0 * sigmoid_x * tanh_softplus_x
-                d_x_x = 2.0 * tanh_softplus_slope_x + t1 * tf.where(
-                    x > 0.0, -t2 + tf.math.sigmoid(-x), 1.0 - sigmoid_x - t2
+                d_x_x = tf.math.multiply_no_nan(
+                    2.0
+                    + x
+                    * (1.0 - sigmoid_x - 2.0 * tf.math.multiply_no_nan(tanh_softplus_x, sigmoid_x)),
+                    tanh_softplus_slope_x,
                 )
                 return dd_x * d_x_x
 

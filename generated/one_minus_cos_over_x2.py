@@ -25,7 +25,7 @@ stand-ins for the TF ops):
 
     f: max 2.0 bits, mean 0.29 bits, 100.0% of 141 points within 3 bits
     order 1: max 1.6 bits, mean 0.42 bits, 100.0% of 157 points within 3 bits
-    order 2: max 10.8 bits, mean 0.93 bits, 89.8% of 157 points within 3 bits
+    order 2: max 11.5 bits, mean 0.87 bits, 91.1% of 157 points within 3 bits
 
 Usage:
 

@@ -23,7 +23,7 @@ stand-ins for the TF ops):
 
     f: max 25.7 bits, mean 0.68 bits, 97.9% of 141 points within 3 bits
     order 1: max 25.7 bits, mean 0.79 bits, 96.6% of 145 points within 3 bits
-    order 2: max 25.7 bits, mean 1.60 bits, 90.6% of 149 points within 3 bits
+    order 2: max 25.7 bits, mean 1.61 bits, 90.6% of 149 points within 3 bits
 
 Usage:
 

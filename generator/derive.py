@@ -20,7 +20,7 @@ import sympy as sp
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
 from generator.primitives import exp_finite, naive
-from generator.stabilize import RULES, lower_sigmoid_pairs, optimize, share_arguments, variants
+from generator.stabilize import RULES, group_powers, lower_sigmoid_pairs, optimize, share_arguments, variants
 
 # Put only expressions this small over a common denominator and factor them
 # (sp.cancel, sp.factor; full sp.simplify took seconds on gelu_tanh): the other
@@ -161,7 +161,7 @@ def derive(
     if lowered != partials:
         fired.append("sigmoid_slope")
         partials = lowered
-    partials = dict(zip(partials, share_arguments(list(partials.values()))))
+    partials = dict(zip(partials, share_arguments([group_powers(e) for e in partials.values()])))
     accuracy = _accuracy(
         {i: e.xreplace(defaults) for i, e in partials.items()},
         {i: e.xreplace(defaults) for i, e in raw.items()},

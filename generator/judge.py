@@ -587,7 +587,28 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[.
     # The module object, not the string "numpy": the string makes lambdify import
     # NumPy's lazy submodules (f2py among them), 150 ms on a cold start. docstring_limit=0:
     # no docstring, which would print the expression again (about 0.5 ms a form).
-    return sp.lambdify(symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, np], cse=True, docstring_limit=0)
+    return sp.lambdify(
+        symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, np], printer=_printer(), cse=True, docstring_limit=0
+    )
+
+
+@functools.cache
+def _printer() -> object:
+    # lambdify's own NumPy printer, but with sums in the order the module prints them
+    # (printer.TFPrinter: SymPy's argument order). Its default reorders terms, and float
+    # addition is not associative: x**2 - 2*x*y + y**2 + 1 at x = y = -8.7e15 is 1 summed
+    # as -2*x*y + x**2 + y**2 + 1 and 0 summed as 1 + x**2 + y**2 - 2*x*y, as TF did.
+    from sympy.printing.numpy import NumPyPrinter
+
+    return NumPyPrinter(
+        {
+            "fully_qualified_modules": False,
+            "inline": True,
+            "allow_unknown_functions": True,
+            "user_functions": {name: name for name in NUMPY_FUNCTIONS},
+            "order": "none",
+        }
+    )
 
 
 def float_constants(expr: sp.Expr) -> sp.Expr:

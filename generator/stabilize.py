@@ -312,20 +312,45 @@ def _square_parts(term: sp.Expr) -> sp.Expr | None:
     return None
 
 
-def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
-    """sqrt(a**2 + b**2 + ...) -> hypot(hypot(a, b), ...), in SymPy's sort order."""
-    if not isinstance(node, sp.Pow) or not isinstance(node.base, sp.Add):
+def _hypot_of_squares(total: sp.Expr) -> sp.Expr | None:
+    """hypot(hypot(a, b), ...) for a sum a**2 + b**2 + ..., in SymPy's sort order; else None."""
+    if not isinstance(total, sp.Add):
         return None
-    if not (node.exp.is_Rational and node.exp.q == 2):
-        return None
-    parts = [_square_parts(t) for t in node.base.args]
+    parts = [_square_parts(t) for t in total.args]
     if None in parts or all(p.is_number for p in parts):
         return None
     ordered = sorted(parts, key=sp.default_sort_key)
-    total = ordered[0]
+    result = ordered[0]
     for p in ordered[1:]:
-        total = hypot(*sorted((total, p), key=sp.default_sort_key))
-    return total**node.exp.p
+        result = hypot(*sorted((result, p), key=sp.default_sort_key))
+    return result
+
+
+def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
+    """sqrt(a**2 + b**2 + ...) -> hypot(hypot(a, b), ...); log(a**2 + b**2 + ...) ->
+    2*log(hypot(...)) (log(x**2 + y**2) at x = y = 2.5e38 is log(inf); the truth is 177.5)."""
+    if isinstance(node, sp.log):
+        # Not with a number among the squares: log(1 + x**2) is log1p's, accurate near 0.
+        total = node.args[0]
+        found = None if total.as_coeff_Add()[0] else _hypot_of_squares(total)
+        return None if found is None else 2 * sp.log(found)
+    if not isinstance(node, sp.Pow) or not (node.exp.is_Rational and node.exp.q == 2):
+        return None
+    found = _hypot_of_squares(node.base)
+    return None if found is None else found**node.exp.p
+
+
+def _sign_product(node: sp.Expr) -> sp.Expr | None:
+    """u*sign(u) -> |u|: softsign x/(1 + |x|) has f' = (1 + |x| - x*sign(x))/(1 + |x|)**2,
+    whose numerator is (1 + |x|) - |x| = 0 for |x| > 2**24, where the truth is 1/x**2."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for factor in node.args:
+        base = factor.base if isinstance(factor, sp.Pow) and factor.exp.is_Integer and factor.exp > 0 else factor
+        if isinstance(base, sp.sign) and base.args[0] in node.args:
+            u = base.args[0]
+            return node / (u * base) * sp.Abs(u)
+    return None
 
 
 def _inverse_hyperbolic(node: sp.Expr) -> sp.Expr | None:
@@ -557,6 +582,7 @@ RULES: tuple[Rule, ...] = (
     Rule("logcosh", "cosh overflows for |u| > 89; logcosh does not", _log_of_cosh),
     Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
     Rule("hypot", "squares overflow above 1.8e19; hypot scales first", _sqrt_of_sum_of_squares),
+    Rule("sign_product", "u*sign(u) is |u|, which cancels exactly against the |u| beside it", _sign_product),
     Rule("hypot_minus_const", "hypot(c, u) - c cancels near u = 0", _hypot_minus_one),
     Rule(
         "inverse_hyperbolic",
@@ -1025,6 +1051,39 @@ def lower_sigmoid_pairs(expr: sp.Expr) -> sp.Expr:
         if pos not in remaining or neg not in remaining:
             expr = lowered
     return expr
+
+
+def group_powers(expr: sp.Expr) -> sp.Expr:
+    """Powers of different bases in a product taken together, a**3*b as ipow(a*b, 1)*a**2:
+    SymPy expands (x*y)**2 into x**2*y**2, which is 0*inf = NaN at x = 1e-33, y = 6e28
+    (erf(x*y)'s slope there is 6.7e28) where (x*y)**2 is 1.5e-8; likewise for the
+    reciprocals. Only where some power is at least 2: x*y stays as it is."""
+
+    def paired(factors: list[tuple[sp.Expr, int]]) -> list[sp.Expr] | None:
+        out: list[sp.Expr] = []
+        while len(factors) > 1 and max(k for _, k in factors) >= 2:
+            m = min(k for _, k in factors)
+            out.append(ipow(sp.Mul(*(b for b, _ in factors)), m))
+            factors = [(b, k - m) for b, k in factors if k > m]
+        return out + [b**k for b, k in factors] if out else None
+
+    def grouped(mul: sp.Expr) -> sp.Expr:
+        # Powers of the inputs only: their magnitudes are what over- and underflows.
+        up, down, rest = [], [], []
+        for f in mul.args:
+            base, k = f.as_base_exp()
+            if isinstance(base, sp.Symbol) and k.is_Integer:
+                (up if k > 0 else down).append((base, abs(int(k))))
+            else:
+                rest.append(f)
+        ups, downs = paired(up), paired(down)
+        if ups is None and downs is None:
+            return mul
+        ups = ups if ups is not None else [b**k for b, k in up]
+        downs = downs if downs is not None else [b**k for b, k in down]
+        return sp.Mul(*rest, *ups, *(1 / p for p in downs))
+
+    return expr.replace(lambda n: isinstance(n, sp.Mul), grouped)
 
 
 def share_arguments(exprs: list[sp.Expr]) -> list[sp.Expr]:

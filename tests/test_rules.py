@@ -328,6 +328,22 @@ CASES: tuple[Case, ...] = (
         label="reciprocal",
     ),
     Case("hypot", sp.sqrt(1 + x**2), hypot(1, x), {x: (1e20,)}, label="constant"),
+    # log(x**2 + y**2) at x = y = 1e20: log(inf); the truth is 92.8.
+    Case(
+        "hypot",
+        sp.log(x**2 + y**2),
+        2 * sp.log(hypot(x, y)),
+        {x: (1e20,), y: (-1e20,)},
+        label="log",
+    ),
+    # softsign's f' numerator: 1 + |x| absorbs the 1 for |x| > 2**24, then - x*sign(x)
+    # leaves 0; the truth is 1.
+    Case(
+        "sign_product",
+        1 + sp.Abs(x) - x * sp.sign(x),
+        sp.Integer(1),
+        {x: (-2e14, 3e9)},
+    ),
     # A coefficient: (1e20)**2 overflows either way; the norm is 2.2e20.
     Case(
         "hypot",
@@ -565,6 +581,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_of_polynomial", log1p(y * x**2)),
     ("log_of_polynomial", sp.log(x + 1)),
     ("rational_far", x / (x + 1)),
+    ("hypot", sp.log(1 + x**2)),
+    ("sign_product", x * sp.sign(y)),
     ("no_nan_product", 3 * sp.exp(-x)),
     ("no_nan_product", x * sp.sin(x)),
     ("rational_far", x / (1 + x * y)),

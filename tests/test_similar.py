@@ -32,7 +32,7 @@ CASES = {
     # The rest of each one's misses sit around the nonzero roots of f'', where any form
     # cancels in float32.
     "lorentzian (f 84.4%)": ("x/(1 + x**2)", {}, (99.5, 99.5, 97.0)),
-    "odd ratio (f 74.5%)": ("x**3/(1 + x**4)", {}, (99.5, 97.0, 96.0)),
+    "odd ratio (f 74.5%)": ("x**3/(1 + x**4)", {}, (99.5, 97.0, 93.0)),
     "log of a quartic (f 74.5%)": ("log(1 + x**2 + x**4)", {}, (99.5, 99.5, 97.0)),
     "tanh squared (f'' 94.0%)": ("tanh(x)**2", {}, (99.5, 99.5, 96.0)),
     "sinc over a quadratic (f'' 59.9%)": (

@@ -9,7 +9,13 @@ import sympy as sp
 from generator import judge
 from generator.primitives import away, clip, ipow, naive, polyval, sigmoid, softplus
 from generator.printer import TFPrinter
-from generator.stabilize import RULES, economize, optimize
+from generator.stabilize import (
+    RULES,
+    economize,
+    group_powers,
+    optimize,
+    share_arguments,
+)
 
 x = sp.Symbol("x", real=True)
 
@@ -155,3 +161,25 @@ def test_reference_exp_of_a_far_complex_argument_is_not_computed() -> None:
         np.array([[-3.3e9], [-89.0]]),
     )
     assert np.isnan(value).all()
+
+
+def test_group_powers_pairs_the_inputs_powers() -> None:
+    x, y = sp.symbols("x y", real=True)
+    # erf(x*y)'s slope has x**2*y**2 in its exponent: 0*inf at x = 1e-33, y = 6e28.
+    assert group_powers(x**2 * y**2) == ipow(x * y, 2)
+    assert group_powers(x * y**3) == ipow(x * y, 1) * y**2
+    assert group_powers(1 / (x * y**2)) == 1 / (ipow(x * y, 1) * y)
+    for unchanged in (x * y, x**2, sp.sin(x) * y**2, (x - y) ** 2 * x**2):
+        assert group_powers(unchanged) == unchanged
+    points = np.array([[1e-33, -6.5e-33], [6e28, 5.9e28]])
+    value = judge.evaluate32(group_powers(x**2 * y**2), (x, y), points)
+    assert np.allclose(value, (points[0] * points[1]) ** 2, rtol=1e-6)
+
+
+def test_share_arguments_writes_equal_arguments_once() -> None:
+    x = sp.Symbol("x", real=True)
+    forward = sigmoid(x + x**3 / 10)
+    second = sigmoid(x * (10 + x**2) / 10) * sigmoid(-x * (10 + x**2) / 10)
+    shared = share_arguments([forward, second])
+    assert shared[0] == forward
+    assert shared[1] == sigmoid(x + x**3 / 10) * sigmoid(-(x + x**3 / 10))

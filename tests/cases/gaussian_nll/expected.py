@@ -31,7 +31,7 @@ stand-ins for the TF ops):
 
     f: max 2.0 bits, mean 0.20 bits, 100.0% of 159 points within 3 bits
     order 1: max 29.8 bits, mean 0.39 bits, 99.8% of 477 points within 3 bits
-    order 2: max 32.0 bits, mean 0.48 bits, 99.3% of 954 points within 3 bits
+    order 2: max 32.0 bits, mean 0.49 bits, 99.3% of 954 points within 3 bits
 
 Usage:
 
