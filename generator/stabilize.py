@@ -460,7 +460,7 @@ def _divide_stepwise(node: sp.Expr) -> sp.Expr | None:
         if not (isinstance(den, sp.Pow) and den.exp.is_Integer and den.exp <= -2) or den.base.is_number:
             continue
         for num in node.args:
-            if num is not den and not num.is_number and not (isinstance(num, sp.Pow) and num.exp < 0):
+            if num is not den and not num.is_number and not (isinstance(num, sp.Pow) and num.exp.is_negative):
                 rest = [f for f in node.args if f is not num and f is not den]
                 return sp.Mul(*rest) * ipow(num / den.base, 1) * den.base ** (den.exp + 1)
     return None
@@ -740,7 +740,7 @@ def _rational_far(node: sp.Expr) -> sp.Expr | None:
     for u in sorted(node.free_symbols | sums, key=sp.default_sort_key):
         polys, others = [], []
         for base, k in factors:
-            found = (u, [1, 0]) if base == u else _as_polynomial(base) if k.is_Integer else None
+            found = None if not k.is_Integer else (u, [1, 0]) if base == u else _as_polynomial(base)
             if found is not None and found[0] == u:
                 polys.append((found[1], int(k)))
             else:

@@ -183,3 +183,13 @@ def test_share_arguments_writes_equal_arguments_once() -> None:
     shared = share_arguments([forward, second])
     assert shared[0] == forward
     assert shared[1] == sigmoid(x + x**3 / 10) * sigmoid(-(x + x**3 / 10))
+
+
+def test_divide_stepwise_with_a_symbolic_exponent_beside() -> None:
+    # The fuzzer's (tanh(x))**tan(y): asking whether tan(y) < 0 raised a TypeError.
+    from generator.stabilize import divide_stepwise
+
+    x, y = sp.symbols("x y", real=True)
+    expr = sp.tanh(x) ** sp.tan(y) / x**2
+    result = divide_stepwise(expr)
+    assert sp.simplify(naive(result) - expr) == 0
