@@ -6,7 +6,7 @@
 Forms computed (after stabilisation):
 
     f(x) = x*(x/(1 + hypot(1, x)))
-    f'(x) = x*(1/(1 + hypot(1, x)) - hypot_ratio(x, 1)*(x/(1 + hypot(1, x)))/(1 + hypot(1, x))) + (x/(1 + hypot(1, x)))
+    f'(x) = x*(1 - hypot_ratio(x, 1)*(x/(1 + hypot(1, x))))/(1 + hypot(1, x)) + (x/(1 + hypot(1, x)))
     f''(x) = 1/(x**2*hypot(1, x) + hypot(1, x))
 
 Derivatives of order 2 and below come from the formulas above. Beyond
@@ -24,7 +24,7 @@ over the whole float range and around nonzero roots; the forms evaluated with Nu
 stand-ins for the TF ops):
 
     f: max 1.6 bits, mean 0.14 bits, 100.0% of 141 points within 3 bits
-    order 1: max 1.0 bits, mean 0.11 bits, 100.0% of 141 points within 3 bits
+    order 1: max 1.0 bits, mean 0.06 bits, 100.0% of 141 points within 3 bits
     order 2: max 1.6 bits, mean 0.04 bits, 100.0% of 141 points within 3 bits
 
 Usage:
@@ -69,14 +69,13 @@ def pseudo_huber(x):
 @tf.custom_gradient
 def _pseudo_huber(x):
     hypot_1_x = _hypot(tf.constant(1.0, x.dtype), x)
-    t1 = 1.0 + hypot_1_x
-    t2 = x / t1
-    y = t2 * x
+    t1 = x / (1.0 + hypot_1_x)
+    y = t1 * x
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            d_x = t2 + x * (1.0 / t1 - t2 * _hypot_ratio(x, tf.constant(1.0, x.dtype)) / t1)
+            d_x = t1 + t1 * (1.0 - t1 * _hypot_ratio(x, tf.constant(1.0, x.dtype)))
 
             def second_order_gradient(dd_x):
                 d_x_x = 1.0 / (hypot_1_x + hypot_1_x * tf.math.square(x))

@@ -140,7 +140,17 @@ def derive(
             # factor_terms exposes shapes that the chain rule spreads over a sum,
             # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
             sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent)]
-            partials[index] = choose(stable_all(sources, raw[index]), raw[index])
+            chosen = choose(stable_all(sources, raw[index]), raw[index])
+            # The chosen form with common function factors pulled out, where that measures
+            # as accurate: the economies and variants leave sums of products (swish'':
+            # s*(sn + sn*(1 + sn*x) - sn*s*x) is s*sn*(2 + sn*x - s*x), 2 ops fewer; 0.83x
+            # the run time of the second order in graph mode). Only where fewer function
+            # calls remain in the tree: pulling out powers of x alone moved the rounding of
+            # sinc's second derivative next to its root.
+            pulled = sp.factor_terms(chosen)
+            if not defaults and _calls(pulled) < _calls(chosen):
+                chosen = judge.best([chosen, pulled], raw[index], variables, domain)
+            partials[index] = chosen
     if len(variables) == 1 and not defaults:
         x = variables[0]
         for idx in partials:
@@ -182,6 +192,11 @@ def derive(
 def _hold_exps(form: sp.Expr) -> sp.Expr:
     """`form` with each exp of a non-constant argument as exp_finite."""
     return form.replace(lambda e: isinstance(e, sp.exp) and not e.args[0].is_number, lambda e: exp_finite(e.args[0]))
+
+
+def _calls(expr: sp.Expr) -> int:
+    """Function calls in the expression tree, repeats counted."""
+    return sum(isinstance(node, sp.Function) for node in sp.preorder_traversal(expr))
 
 
 def _check_defined(expr: sp.Expr, what: str) -> None:
