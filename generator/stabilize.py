@@ -27,6 +27,7 @@ from generator.primitives import (
     log1p,
     logaddexp,
     logcosh,
+    mul_exp,
     mul_no_nan,
     sigmoid,
     sigmoid_slope,
@@ -844,6 +845,21 @@ def _no_nan_product(node: sp.Expr) -> sp.Expr | None:
     return coeff * mul_no_nan(rest, sp.Mul(*decaying))
 
 
+def _exp_product(node: sp.Expr) -> sp.Expr | None:
+    """r*exp(u) as mul_exp(r, u) = r*exp(u/2)*exp(u/2): exp(u) overflows at u = 88.7 where
+    the product need not (exp(-x)*sin(y) at x = -92, y = -1.2e-13 is -1.0e27). Where r
+    depends on an input: a constant cannot bring the product back into range."""
+    if not isinstance(node, sp.Mul):
+        return None
+    coeff, body = node.as_coeff_Mul()
+    factors = sp.Mul.make_args(body)
+    exps = [f for f in factors if isinstance(f, sp.exp)]
+    rest = sp.Mul(*(f for f in factors if not isinstance(f, sp.exp)))
+    if len(exps) != 1 or not rest.free_symbols:
+        return None
+    return coeff * mul_exp(rest, exps[0].args[0])
+
+
 # Not in RULES: the derivation offers each candidate with and without each of these,
 # and the judge keeps a variant only where it measures better (each costs ops, and
 # sinc'' loses 0.07 mean bits to the stepwise quotient).
@@ -881,6 +897,11 @@ VARIANTS: tuple[Rule, ...] = (
         "no_nan_product",
         "r*d is inf*0 = NaN where r overflows and a decaying d flushes to 0; multiply_no_nan(r, d) is 0",
         _no_nan_product,
+    ),
+    Rule(
+        "exp_product",
+        "r*exp(u) is inf where exp(u) overflows and r is small; r*exp(u/2)*exp(u/2) is not",
+        _exp_product,
     ),
     Rule(
         "log_difference",

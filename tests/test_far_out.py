@@ -215,9 +215,11 @@ def test_rational_functions_where_the_powers_overflow(
             "gauss_xy",
             [(5.0, -2.5e38), (-2.5e38, 1e-18), (0.25, -0.5)],
         ),
+        # exp(92) overflows where exp(-x)*sin(y) is -1.0e27 (stabilize's exp_product).
+        ("exp(-x)*sin(y)", "damped", [(-92.0, -1.2e-13), (-95.0, 1e-20), (1.5, 0.5)]),
     ],
 )
-def test_products_with_a_factor_that_flushes(load_module, text, name, points) -> None:
+def test_products_with_a_factor_that_flushes_or_overflows(load_module, text, name, points) -> None:
     x, y = sp.symbols("x y", real=True)
     fn = getattr(load_module(text, name, ["x", "y"]), name)
     truth = sp.sympify(text, locals={"x": x, "y": y})

@@ -36,6 +36,7 @@ from generator.primitives import (
     log1p,
     logaddexp,
     logcosh,
+    mul_exp,
     mul_no_nan,
     naive,
     sigmoid,
@@ -205,6 +206,13 @@ CASES: tuple[Case, ...] = (
         2 * mul_no_nan(y - x, sp.exp(-((x - y) ** 2))),
         {x: (5.0, 2e38), y: (-2.5e38, -2e38)},
         truth=(0.0, 0.0),
+    ),
+    # exp(-x)*sin(y) at x = -92, y = -1.2e-13: exp(92) overflows; the product is -1.0e27.
+    Case(
+        "exp_product",
+        sp.exp(-x) * sp.sin(y),
+        mul_exp(sp.sin(y), -x),
+        {x: (-92.0, -100.0), y: (-1.2e-13, 1e-20)},
     ),
     # In a difference: (x - y)/(1 + (x - y)**2) at x - y = 1e20.
     Case(
@@ -584,6 +592,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("hypot", sp.log(1 + x**2)),
     ("sign_product", x * sp.sign(y)),
     ("no_nan_product", 3 * sp.exp(-x)),
+    ("exp_product", 3 * sp.exp(x)),
+    ("exp_product", sp.exp(x) * sp.exp(y) * x),
     ("no_nan_product", x * sp.sin(x)),
     ("rational_far", x / (1 + x * y)),
     ("rational_far", sp.sin(x) / x),
