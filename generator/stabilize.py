@@ -723,11 +723,11 @@ def _log_of_polynomial(node: sp.Expr) -> sp.Expr | None:
 
 def _rational_far(node: sp.Expr) -> sp.Expr | None:
     """A product of integer powers of polynomials in one u (a symbol, or a sum such as
-    x - y), with a denominator of
-    degree >= 2: the powers overflow for large |u| where the quotient need not (x/(1 + x**2)
-    at x = 1e20 is 0, truth 1e-20; x**3/(1 + x**4) there is inf/inf). Where the largest
-    power of u would pass 2**60 it is u**D times the same product of the polynomials over
-    their leading powers, polynomials in 1/u, D the difference of the degrees."""
+    x - y), with a denominator of degree >= 2: the powers overflow for large |u| where the
+    quotient need not (x/(1 + x**2) at x = 1e20 is 0, truth 1e-20; x**3/(1 + x**4) there
+    is inf/inf). Where the largest power of u would pass 2**60 it is u**D times the same
+    product of the polynomials over their leading powers, polynomials in 1/u, D the
+    difference of the degrees."""
     if not isinstance(node, (sp.Mul, sp.Pow)):
         return None
     # Through ipow(a/b, k), which balance_ratio makes of a**k/b**k.
