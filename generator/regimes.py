@@ -368,12 +368,10 @@ def _series_regime(
     being f's k-th derivative, gives it as the k-th derivative of f's series (sin(x)/(x*(1 +
     x**2)): its f'' has 70 ops, f has 7)."""
     textbook, k = naive(truth), 0
-    if sp.count_ops(textbook) > SERIES_MAX_OPS or _has_opaque_constants(textbook):
-        if source is None:
-            return None
+    if not _expandable(textbook) and source is not None:
         textbook, k = naive(source[0]), source[1]
-        if sp.count_ops(textbook) > SERIES_MAX_OPS or _has_opaque_constants(textbook):
-            return None
+    if not _expandable(textbook):
+        return None
     exact = judge._mp_function(truth, (x,))
     if center == 0:
         h = x
@@ -461,6 +459,11 @@ def _numeric_taylor(exact: Callable, x: sp.Symbol) -> sp.Expr | None:
     return sp.Add(
         *(sp.Float(c, 20) * x**k for k, c in enumerate(coeffs) if abs(c) > largest * mpmath.mpf(10) ** -60)
     )
+
+
+def _expandable(textbook: sp.Expr) -> bool:
+    """Whether SymPy's series of the textbook form is bounded in size and time."""
+    return sp.count_ops(textbook) <= SERIES_MAX_OPS and not _has_opaque_constants(textbook)
 
 
 def _has_opaque_constants(expr: sp.Expr) -> bool:

@@ -702,13 +702,8 @@ def _log_of_polynomial(node: sp.Expr) -> sp.Expr | None:
     about n*log|u| (log(1 + x**2) at x = 1e20 is 92.1, not inf). Where a*u**n > 2**60 it is
     log|a| + n*log|u| + log1p(r(1/u)/a), r the lower terms over u**n, which forms no power
     of u (for odd n, log(sign(a)*u): NaN on the side where p is negative, as the log is)."""
-    if isinstance(node, log1p):
-        p = 1 + node.args[0]
-    elif isinstance(node, sp.log):
-        p = node.args[0]
-    else:
-        return None
-    found = _as_polynomial(p)
+    p = _log_argument(node)
+    found = None if p is None else _as_polynomial(p)
     if found is None or len(found[1]) < 3:
         return None
     u, coeffs = found
@@ -737,12 +732,15 @@ def _rational_far(node: sp.Expr) -> sp.Expr | None:
             factors += [(f.as_base_exp()[0], f.as_base_exp()[1] * factor.args[1]) for f in factor.args[0].args]
         else:
             factors.append(factor.as_base_exp())
+    # Each factor's polynomial, if it is one: (its u, its coefficients), matched once.
+    matched = [(base, k, _as_polynomial(base) if k.is_Integer else None) for base, k in factors]
     sums = {b for f in node.atoms(sp.Pow) for b in [f.base] if isinstance(b, sp.Add) and f.exp.is_Integer and f.exp >= 2}
     for u in sorted(node.free_symbols | sums, key=sp.default_sort_key):
         polys, others = [], []
-        for base, k in factors:
-            found = None if not k.is_Integer else (u, [1, 0]) if base == u else _as_polynomial(base)
-            if found is not None and found[0] == u:
+        for base, k, found in matched:
+            if k.is_Integer and base == u:
+                polys.append(([1, 0], int(k)))
+            elif found is not None and found[0] == u:
                 polys.append((found[1], int(k)))
             else:
                 others.append(base**k)
@@ -827,37 +825,41 @@ def _decays(factor: sp.Expr) -> bool:
     return isinstance(factor, _DECAYING)
 
 
+def _split_product(node: sp.Expr, picked: Callable[[sp.Expr], bool]) -> tuple[sp.Expr, list[sp.Expr], sp.Expr] | None:
+    """(number, the factors `picked` takes, the rest) of a product c*r*d1*d2..., where some
+    factor is picked and the rest depends on an input (a constant cannot over- or
+    underflow). The number stays apart: multiplied into a sum SymPy would distribute it,
+    and 2*(y - x) would become 2*y - 2*x, which overflows where y - x does not."""
+    if not isinstance(node, sp.Mul):
+        return None
+    coeff, body = node.as_coeff_Mul()
+    factors = sp.Mul.make_args(body)
+    chosen = [f for f in factors if picked(f)]
+    rest = sp.Mul(*(f for f in factors if not picked(f)))
+    if not chosen or not rest.free_symbols:
+        return None
+    return coeff, chosen, rest
+
+
 def _no_nan_product(node: sp.Expr) -> sp.Expr | None:
     """r*d, d a product of factors that decay to 0 far out: mul_no_nan(r, d), 0 where d
     flushes to 0 even where r has overflowed (y**2*sigmoid_slope(x*y) at x = y = 1e20 is
-    inf*0 = NaN; the truth is 0). Only where r depends on an input: a constant cannot
-    overflow."""
-    if not isinstance(node, sp.Mul):
+    inf*0 = NaN; the truth is 0)."""
+    found = _split_product(node, _decays)
+    if found is None:
         return None
-    # The number stays outside: inside, SymPy would distribute it over a sum, and
-    # 2*(y - x) would become 2*y - 2*x, which overflows where y - x does not.
-    coeff, body = node.as_coeff_Mul()
-    factors = sp.Mul.make_args(body)
-    decaying = [f for f in factors if _decays(f)]
-    rest = sp.Mul(*(f for f in factors if f not in decaying))
-    if not decaying or not rest.free_symbols:
-        return None
+    coeff, decaying, rest = found
     return coeff * mul_no_nan(rest, sp.Mul(*decaying))
 
 
 def _exp_product(node: sp.Expr) -> sp.Expr | None:
     """r*exp(u) as mul_exp(r, u) = r*exp(u/2)*exp(u/2): exp(u) overflows at u = 88.7 where
-    the product need not (exp(-x)*sin(y) at x = -92, y = -1.2e-13 is -1.0e27). Where r
-    depends on an input: a constant cannot bring the product back into range."""
-    if not isinstance(node, sp.Mul):
+    the product need not (exp(-x)*sin(y) at x = -92, y = -1.2e-13 is -1.0e27)."""
+    found = _split_product(node, lambda f: isinstance(f, sp.exp))
+    if found is None or len(found[1]) != 1:
         return None
-    coeff, body = node.as_coeff_Mul()
-    factors = sp.Mul.make_args(body)
-    exps = [f for f in factors if isinstance(f, sp.exp)]
-    rest = sp.Mul(*(f for f in factors if not isinstance(f, sp.exp)))
-    if len(exps) != 1 or not rest.free_symbols:
-        return None
-    return coeff * mul_exp(rest, exps[0].args[0])
+    coeff, (exp,), rest = found
+    return coeff * mul_exp(rest, exp.args[0])
 
 
 # Not in RULES: the derivation offers each candidate with and without each of these,
@@ -1074,19 +1076,30 @@ def lower_sigmoid_pairs(expr: sp.Expr) -> sp.Expr:
     return expr
 
 
+def _lower_pair(mul: sp.Mul, u: sp.Expr) -> sp.Expr:
+    powers = mul.as_powers_dict()
+    k = sp.Min(powers.get(sigmoid(u), 0), powers.get(sigmoid(-u), 0))
+    if not (k.is_Integer and k > 0):
+        return mul
+    return mul / (sigmoid(u) * sigmoid(-u)) ** k * sigmoid_slope(u) ** k
+
+
 def group_powers(expr: sp.Expr) -> sp.Expr:
     """Powers of different bases in a product taken together, a**3*b as ipow(a*b, 1)*a**2:
     SymPy expands (x*y)**2 into x**2*y**2, which is 0*inf = NaN at x = 1e-33, y = 6e28
     (erf(x*y)'s slope there is 6.7e28) where (x*y)**2 is 1.5e-8; likewise for the
     reciprocals. Only where some power is at least 2: x*y stays as it is."""
 
-    def paired(factors: list[tuple[sp.Expr, int]]) -> list[sp.Expr] | None:
+    def paired(factors: list[tuple[sp.Expr, int]]) -> list[sp.Expr]:
         out: list[sp.Expr] = []
-        while len(factors) > 1 and max(k for _, k in factors) >= 2:
+        while pairs(factors):
             m = min(k for _, k in factors)
             out.append(ipow(sp.Mul(*(b for b, _ in factors)), m))
             factors = [(b, k - m) for b, k in factors if k > m]
-        return out + [b**k for b, k in factors] if out else None
+        return out + [b**k for b, k in factors]
+
+    def pairs(factors: list[tuple[sp.Expr, int]]) -> bool:
+        return len(factors) > 1 and max(k for _, k in factors) >= 2
 
     def grouped(mul: sp.Expr) -> sp.Expr:
         # Powers of the inputs only: their magnitudes are what over- and underflows.
@@ -1097,14 +1110,15 @@ def group_powers(expr: sp.Expr) -> sp.Expr:
                 (up if k > 0 else down).append((base, abs(int(k))))
             else:
                 rest.append(f)
-        ups, downs = paired(up), paired(down)
-        if ups is None and downs is None:
-            return mul
-        ups = ups if ups is not None else [b**k for b, k in up]
-        downs = downs if downs is not None else [b**k for b, k in down]
-        return sp.Mul(*rest, *ups, *(1 / p for p in downs))
+        if not (pairs(up) or pairs(down)):
+            return mul  # rebuilt, a number times a sum would be distributed
+        return sp.Mul(*rest, *paired(up), *(1 / p for p in paired(down)))
 
     return expr.replace(lambda n: isinstance(n, sp.Mul), grouped)
+
+
+# expand() stays cheap on arguments this small; larger ones are left as they are.
+SHARE_MAX_OPS = 40
 
 
 def share_arguments(exprs: list[sp.Expr]) -> list[sp.Expr]:
@@ -1116,7 +1130,7 @@ def share_arguments(exprs: list[sp.Expr]) -> list[sp.Expr]:
 
     def canonical(call: sp.Expr) -> sp.Expr:
         (arg,) = call.args
-        if arg.is_Atom or sp.count_ops(arg) > 40:
+        if arg.is_Atom or sp.count_ops(arg) > SHARE_MAX_OPS:
             return call
         key = sp.expand(arg)
         if key in seen:
@@ -1128,12 +1142,5 @@ def share_arguments(exprs: list[sp.Expr]) -> list[sp.Expr]:
 
     def one_argument(node: sp.Basic) -> bool:
         return isinstance(node, sp.Function) and len(node.args) == 1
+
     return [e.replace(one_argument, canonical) for e in exprs]
-
-
-def _lower_pair(mul: sp.Mul, u: sp.Expr) -> sp.Expr:
-    powers = mul.as_powers_dict()
-    k = sp.Min(powers.get(sigmoid(u), 0), powers.get(sigmoid(-u), 0))
-    if not (k.is_Integer and k > 0):
-        return mul
-    return mul / (sigmoid(u) * sigmoid(-u)) ** k * sigmoid_slope(u) ** k
