@@ -20,12 +20,23 @@ import sympy as sp
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
 from generator.primitives import exp_finite, naive
-from generator.stabilize import RULES, group_powers, lower_sigmoid_pairs, optimize, share_arguments, variants
+from generator.stabilize import (
+    RULES,
+    factor_powers,
+    group_powers,
+    lower_sigmoid_pairs,
+    optimize,
+    share_arguments,
+    variants,
+)
 
 # Put only expressions this small over a common denominator and factor them
 # (sp.cancel, sp.factor; full sp.simplify took seconds on gelu_tanh): the other
 # candidates are always there.
 SIMPLIFY_MAX_OPS = 60
+# Larger derivatives are offered without their common factors pulled out (factor_terms
+# on exp(exp(...)) 50 deep, 23,000 ops, takes seconds).
+PULL_MAX_OPS = 200
 # Orders whose accuracy the docstring reports (higher ones cost more than they tell).
 MEASURED_ORDERS = 2
 
@@ -122,7 +133,14 @@ def derive(
         if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS:
             together = sp.cancel(sp.together(raw_form))
             sources += [together, sp.factor(together)]
-        return [stable(e) for e in dict.fromkeys(sources)]
+        forms = [stable(e) for e in dict.fromkeys(sources)]
+        if sp.count_ops(raw_form) > PULL_MAX_OPS:
+            return forms
+        # Each with the function factors its terms share pulled out, where the rules made
+        # them (gelu_tanh's f'' is s*sn*(...) once its tanh are sigmoids): one product
+        # that no_nan_product can guard, not a sum of guarded products.
+        pulled = [sp.factor_terms(e) for e in forms]
+        return forms + [p for p, e in zip(pulled, forms) if _calls(p) < _calls(e)]
 
     partials: dict[Index, sp.Expr] = {(): choose(stable_all([], expr), expr)}
     raw: dict[Index, sp.Expr] = {(): expr}
@@ -171,7 +189,7 @@ def derive(
     if lowered != partials:
         fired.append("sigmoid_slope")
         partials = lowered
-    partials = dict(zip(partials, share_arguments([group_powers(e) for e in partials.values()])))
+    partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     accuracy = _accuracy(
         {i: e.xreplace(defaults) for i, e in partials.items()},
         {i: e.xreplace(defaults) for i, e in raw.items()},

@@ -29,6 +29,7 @@ from generator.primitives import (
     logcosh,
     mul_exp,
     mul_no_nan,
+    naive,
     sigmoid,
     sigmoid_slope,
     softplus,
@@ -748,8 +749,17 @@ def _rational_far(node: sp.Expr) -> sp.Expr | None:
         down = sum(-k * (len(c) - 1) for c, k in polys if k < 0)
         if down < 2:
             continue
-        power = u ** (up - down) if up >= down else ipow(1 / u, down - up)
-        far = sp.Mul(*others, power, *(_reversed(c, u) ** k for c, k in polys))
+        rest = sp.Mul(*others)
+        if up >= down:
+            rest *= u ** (up - down)
+        elif rest.free_symbols:
+            # One division at a time: hypot(x, y)*(1/x)**2 is 0 at x = y = 1e20, where
+            # (hypot(x, y)/x)/x is 1.4e-20.
+            for _ in range(down - up):
+                rest = ipow(rest / u, 1)
+        else:
+            rest *= ipow(1 / u, down - up)
+        far = sp.Mul(rest, *(_reversed(c, u) ** k for c, k in polys))
         threshold = sp.Float(2.0 ** (60 // max(up, down)), 17)
         # Near 0 the powers underflow instead: (2x + 1)/(x**2*(x + 1)**2) at x = 8e-20.
         return sp.Piecewise((far, sp.Abs(u) > threshold), (divide_stepwise(node), True))
@@ -862,6 +872,95 @@ def _exp_product(node: sp.Expr) -> sp.Expr | None:
     return coeff * mul_exp(rest, exp.args[0])
 
 
+def _square_root(term: sp.Expr) -> tuple[int, sp.Expr] | None:
+    """(sign, r) for a term sign*r**2 whose factors are even powers (ipow(w, 2k) too) and a
+    number; None for any other term."""
+    coeff, body = term.as_coeff_Mul()
+    root = sp.sqrt(sp.Abs(coeff))
+    if not root.is_Rational:
+        # A number, as the printer writes it: the judge would evaluate sqrt(3) in float64,
+        # and NumPy then the whole form, where TF's float32 overflows.
+        root = sp.Float(sp.N(root, 20), 17)
+    for factor in sp.Mul.make_args(body):
+        if isinstance(factor, sp.Pow) and factor.exp.is_Integer and factor.exp % 2 == 0:
+            root *= factor.base ** (factor.exp // 2)
+        elif isinstance(factor, ipow) and factor.args[1] % 2 == 0:
+            root *= ipow(factor.args[0], factor.args[1] // 2)
+        elif factor != 1:
+            return None
+    return (1 if coeff > 0 else -1), root
+
+
+def _difference_of_squares(node: sp.Expr) -> sp.Expr | None:
+    """(a**2 - b**2)*r**2 = (a*r - b*r)*(a*r + b*r), r**2 the even powers of the product
+    around the sum: the squares overflow where the difference need not, and two that
+    overflow make inf - inf (gaussian_nll's d2/ds2, (3*((x - m)/s)**2 - 1)/s**2, is inf at
+    x = 1e36, s = 1e15, truth 3e12; x**2 - y**2 at x = y = 1e20 is NaN, truth 0)."""
+    factors = sp.Mul.make_args(node)
+    sums = [f for f in factors if isinstance(f, sp.Add) and len(f.args) == 2]
+    if len(sums) != 1:
+        return None
+    parts = [_square_root(t) for t in sums[0].args]
+    if None in parts or parts[0][0] == parts[1][0] or all(r.is_number for _, r in parts):
+        return None
+    (_, a), (_, b) = sorted(parts, key=lambda p: -p[0])
+    # Factors around the sum that are squares go inside both differences; the others
+    # multiply the first (kept apart by ipow: (1 - u)*(1 + u)/s overflows at u = 5e22,
+    # s = 6e13 where ((1 - u)/s)*(1 + u) does not), a number in front of both.
+    around, outside = sp.Integer(1), sp.Integer(1)
+    for factor in factors:
+        if factor is sums[0]:
+            continue
+        found = _square_root(factor)
+        if found is not None and found[0] == 1:
+            around *= found[1]
+        else:
+            outside *= factor
+    coeff, outside = outside.as_coeff_Mul()
+    minus, plus = a * around - b * around, a * around + b * around
+    return coeff * (minus if outside == 1 else ipow(outside * minus, 1)) * plus
+
+
+# Sizes up to which a quotient is tested for homogeneity (Poly of its numerator and denominator).
+HOMOGENEOUS_MAX_OPS = 40
+
+
+def _homogeneous_degree(node: sp.Expr) -> int | None:
+    """d where `node` is a quotient of homogeneous polynomials in two or more inputs whose
+    denominator is not a number, its degree d = deg(numerator) - deg(denominator)."""
+    if not isinstance(node, (sp.Mul, sp.Pow)):
+        return None  # a quotient
+    symbols = sorted(node.free_symbols, key=sp.default_sort_key)
+    if len(symbols) < 2 or sp.count_ops(node) > HOMOGENEOUS_MAX_OPS:
+        return None
+    num, den = sp.fraction(sp.together(naive(node)))
+    try:
+        p, q = sp.Poly(num, *symbols), sp.Poly(den, *symbols)
+    except sp.PolynomialError:
+        return None
+    if q.total_degree() < 1 or not (p.is_homogeneous and q.is_homogeneous) or not p.domain.is_Numerical:
+        return None
+    return p.total_degree() - q.total_degree()
+
+
+def _scale_homogeneous(node: sp.Expr) -> sp.Expr | None:
+    """f(x, y, ...) = m**d * f(x/m, y/m, ...), m = (|x| + |y| + ...)/n, for f a quotient of
+    homogeneous polynomials of degree d: x*y/(x**2 + y**2) is inf/inf = NaN for
+    |x|, |y| > 1.8e19 and 0/0 below 1e-19, where the truth is as near 1/2 as at x = y = 1;
+    the scaled inputs lie in [-n, n]. m**d is applied one division (or product) at a time."""
+    d = _homogeneous_degree(node)
+    if d is None:
+        return None
+    symbols = sorted(node.free_symbols, key=sp.default_sort_key)
+    # The mean, not the sum: |x| + |y| overflows at x = y = 2e38.
+    m = sp.Add(*(sp.Abs(v) for v in symbols)) / len(symbols)
+    # ipow(x/m, 1) keeps the scaled input whole: SymPy would write (x/m)**2 as x**2/m**2.
+    scaled = node.xreplace({v: ipow(v / m, 1) for v in symbols})
+    for _ in range(abs(d)):
+        scaled = ipow(scaled * m if d > 0 else scaled / m, 1)
+    return scaled
+
+
 # Not in RULES: the derivation offers each candidate with and without each of these,
 # and the judge keeps a variant only where it measures better (each costs ops, and
 # sinc'' loses 0.07 mean bits to the stepwise quotient).
@@ -893,6 +992,18 @@ VARIANTS: tuple[Rule, ...] = (
         "rational_far",
         "p(u)/q(u) is inf/inf or 0 where the powers overflow; beyond it, u**D*(p(u)/u**m)/(q(u)/u**n) is not",
         _rational_far,
+        top_down=True,
+    ),
+    Rule(
+        "difference_of_squares",
+        "a**2 - b**2 overflows, or is inf - inf, where the squares do; (a - b)*(a + b) need not",
+        _difference_of_squares,
+        top_down=True,
+    ),
+    Rule(
+        "scale_homogeneous",
+        "p/q homogeneous in the inputs: its powers overflow where it need not; m**d*f(x/m, y/m, ...), m the mean of |x|, |y|, ..., do not",
+        _scale_homogeneous,
         top_down=True,
     ),
     Rule(
@@ -1117,6 +1228,33 @@ def group_powers(expr: sp.Expr) -> sp.Expr:
     return expr.replace(lambda n: isinstance(n, sp.Mul), grouped)
 
 
+def factor_powers(expr: sp.Expr) -> sp.Expr:
+    """Sums of terms c*u**k in one input u, k >= 1, with the lowest power taken out:
+    1.6*x + 0.07*x**3 as x*(1.6 + 0.07*x**2), 4 ops where the sum is 5 (x**3 is x*x**2).
+    Each term keeps its coefficient and is rounded as before; gelu_tanh's forward pass in
+    graph mode takes 0.86x the time."""
+
+    def power(term: sp.Expr) -> tuple[sp.Symbol, int] | None:
+        base, k = term.as_independent(*term.free_symbols, as_Add=False)[1].as_base_exp()
+        return (base, int(k)) if isinstance(base, sp.Symbol) and k.is_Integer and k >= 1 else None
+
+    def number(c: sp.Expr) -> sp.Expr:
+        # One number per term, as the printer writes it: SymPy's 2*sqrt(2)/sqrt(pi) and
+        # 8943*sqrt(2)/(100000*sqrt(pi)) share a factor that the emitter's CSE would
+        # compute apart (sqrt(2)*x**2/sqrt(pi), an op more).
+        return c if c.is_Rational else sp.Float(sp.N(c, 20), 17)
+
+    def factored(total: sp.Expr) -> sp.Expr:
+        powers = [power(t) for t in total.args]
+        if None in powers or len({u for u, _ in powers}) != 1:
+            return total
+        u, low = powers[0][0], min(k for _, k in powers)
+        terms = (t.as_independent(u, as_Add=False) for t in total.args)
+        return u**low * sp.Add(*(number(c) * rest / u**low for c, rest in terms))
+
+    return expr.replace(lambda n: isinstance(n, sp.Add), factored)
+
+
 # expand() stays cheap on arguments this small; larger ones are left as they are.
 SHARE_MAX_OPS = 40
 
@@ -1127,12 +1265,21 @@ def share_arguments(exprs: list[sp.Expr]) -> list[sp.Expr]:
     different orders come from different candidates, and gelu_tanh's f'' computed
     sigmoid(0.8*x*(2 + 0.09*x**2)) beside the forward pass's sigmoid(1.6*x + 0.07*x**3)."""
     seen: dict[sp.Expr, sp.Expr] = {}
+    done: dict[sp.Expr, sp.Expr] = {}  # a call met again gets the same answer
 
     def canonical(call: sp.Expr) -> sp.Expr:
+        if call not in done:
+            done[call] = shared(call)
+        return done[call]
+
+    def shared(call: sp.Expr) -> sp.Expr:
         (arg,) = call.args
         if arg.is_Atom or sp.count_ops(arg) > SHARE_MAX_OPS:
             return call
         key = sp.expand(arg)
+        if any(not n.is_Rational for n in key.atoms(sp.Number, sp.NumberSymbol)):
+            # Numbers to 12 digits: factor_powers writes sqrt(2)/sqrt(pi) as 0.7978845608028654.
+            key = key.evalf(15).replace(lambda e: e.is_Float, lambda e: sp.Float(f"{float(e):.12g}"))
         if key in seen:
             return call.func(seen[key])
         if -key in seen:

@@ -219,7 +219,9 @@ def test_rational_functions_where_the_powers_overflow(
         ("exp(-x)*sin(y)", "damped", [(-92.0, -1.2e-13), (-95.0, 1e-20), (1.5, 0.5)]),
     ],
 )
-def test_products_with_a_factor_that_flushes_or_overflows(load_module, text, name, points) -> None:
+def test_products_with_a_factor_that_flushes_or_overflows(
+    load_module, text, name, points
+) -> None:
     x, y = sp.symbols("x y", real=True)
     fn = getattr(load_module(text, name, ["x", "y"]), name)
     truth = sp.sympify(text, locals={"x": x, "y": y})
@@ -239,3 +241,46 @@ def test_products_with_a_factor_that_flushes_or_overflows(load_module, text, nam
             (1, 1): x**2 * slope,
         }
     _check(fn, truth, [x, y], points)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "points"),
+    [
+        # Homogeneous quotients: the squares overflow beyond 1.8e19 and flush below 1e-19,
+        # where x*y/(x**2 + y**2) was inf/inf or 0/0 (truth 1/2 on the diagonal);
+        # stabilize's scale_homogeneous divides the inputs by the mean of their magnitudes.
+        (
+            "x*y/(x**2 + y**2)",
+            "cosine_xy",
+            [(1e20, 1e20), (-3e30, 1e30), (2e-25, 1e-25), (0.5, -2.0)],
+        ),
+        (
+            "(x**2 - y**2)/(x**2 + y**2)",
+            "cos2",
+            [(1e20, 3e20), (4e-25, -1e-25), (1.5, 0.5)],
+        ),
+        # x**2 - y**2 at x = y = 1e20 was inf - inf = NaN (difference_of_squares, or factor).
+        ("x**2 - y**2", "squares", [(1e20, 1e20), (-(2.0**64), 2.0**63), (3.0, 2.0)]),
+    ],
+)
+def test_two_input_quotients_where_the_squares_overflow(
+    load_module, text, name, points
+) -> None:
+    x, y = sp.symbols("x y", real=True)
+    fn = getattr(load_module(text, name, ["x", "y"]), name)
+    _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
+
+
+def test_gaussian_nll_curvature_in_scale_where_the_square_overflows(
+    load_module,
+) -> None:
+    # d2/ds2 = (3*((x - m)/s)**2 - 1)/s**2 was inf at x = 3e36, s = 5.7e13 (the square is
+    # 2.8e45); the truth is 2.6e18. difference_of_squares: (sqrt(3)*w - 1/s)*(sqrt(3)*w + 1/s).
+    x, m, s = sp.symbols("x m s", real=True)
+    fn = load_module("log(s) + (x - m)**2/(2*s**2)", "nll", ["x", "m", "s"]).nll
+    points = [
+        (3.0177066e36, 18.367348, 5.7055734e13),
+        (1e36, -2.0, 1e15),
+        (1.5, 0.5, 2.0),
+    ]
+    _check(fn, sp.log(s) + (x - m) ** 2 / (2 * s**2), [x, m, s], points)

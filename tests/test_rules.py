@@ -51,6 +51,8 @@ GOOD_BITS = 3
 # More than half of float32's 24 significant bits wrong.
 BAD_BITS = 16
 
+ROOT3 = sp.Float(sp.N(sp.sqrt(3), 20), 17)
+MEAN_XY = sp.Abs(x) / 2 + sp.Abs(y) / 2
 RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS)}
 
 
@@ -206,6 +208,71 @@ CASES: tuple[Case, ...] = (
         2 * mul_no_nan(y - x, sp.exp(-((x - y) ** 2))),
         {x: (5.0, 2e38), y: (-2.5e38, -2e38)},
         truth=(0.0, 0.0),
+    ),
+    # x**2 - y**2 at x = y = 1e20 is inf - inf = NaN; the truth is 0. At x = -2**64,
+    # y = 2**63 x**2 overflows; the truth is 2.6e38.
+    Case(
+        "difference_of_squares",
+        x**2 - y**2,
+        (x - y) * (x + y),
+        {x: (1e20, 3e25, -(2.0**64)), y: (1e20, -3e25, 2.0**63)},
+    ),
+    # gaussian_nll's d2/ds2, (3*((x - m)/s)**2 - 1)/s**2, at x - m = 1e36, s = 1e15: the
+    # square overflows; the truth is 3e12. The factor 1/s**2 goes into both differences;
+    # sqrt(3) is written as a number, as the printer writes it.
+    Case(
+        "difference_of_squares",
+        (3 * ipow(x / y, 2) - 1) / y**2,
+        (ROOT3 * ipow(x / y, 1) / y - 1 / y) * (ROOT3 * ipow(x / y, 1) / y + 1 / y),
+        {x: (1e36, -1e36), y: (1e15, -3e15)},
+        label="quotient",
+    ),
+    # A factor that is not a square multiplies one difference: (1 - (x/y)**2)/y at
+    # x = 1e33, y = 1e13 is -inf; the truth is -1e27. (1 - x/y)*(1 + x/y)/y would be too.
+    Case(
+        "difference_of_squares",
+        (1 - ipow(x / y, 2)) / y,
+        (ipow(x / y, 1) + 1) * ipow((1 - ipow(x / y, 1)) / y, 1),
+        {x: (1e33, -1e33), y: (1e13, 1e12)},
+        label="odd factor",
+    ),
+    # x*y/(x**2 + y**2) at x = y = 1e20 is inf/inf, at 1e-25 0/0; the truth is 1/2. Each
+    # input is divided by the mean of their magnitudes first.
+    Case(
+        "scale_homogeneous",
+        x * y / (x**2 + y**2),
+        ipow(x / MEAN_XY, 1)
+        * ipow(y / MEAN_XY, 1)
+        / (ipow(x / MEAN_XY, 1) ** 2 + ipow(y / MEAN_XY, 1) ** 2),
+        {x: (1e20, 1e-25, -3e30), y: (1e20, 2e-25, 1e30)},
+    ),
+    # Degree -1 (the derivative of a degree-0 quotient): one division by the mean after.
+    Case(
+        "scale_homogeneous",
+        x / (x**2 + y**2),
+        ipow(
+            ipow(x / MEAN_XY, 1)
+            / (ipow(x / MEAN_XY, 1) ** 2 + ipow(y / MEAN_XY, 1) ** 2)
+            / MEAN_XY,
+            1,
+        ),
+        {x: (1e20, 1e-25, -3e30), y: (1e20, 2e-25, 1e30)},
+        label="degree -1",
+    ),
+    # A factor besides the powers of u is divided by u one step at a time: hypot(x, y)/(1 + x**2)
+    # at x = y = 1e20 was hypot*(1/x)**2 = 1.4e20*0 = 0; the truth is 1.4e-20.
+    Case(
+        "rational_far",
+        hypot(x, y) / (1 + x**2),
+        sp.Piecewise(
+            (
+                ipow(ipow(hypot(x, y) / x, 1) / x, 1) / (ipow(1 / x, 2) + 1),
+                sp.Abs(x) > sp.Float(1073741824.0, 17),
+            ),
+            (hypot(x, y) / (1 + x**2), True),
+        ),
+        {x: (1e20, -3e25), y: (1e20, 1e30)},
+        label="other factors",
     ),
     # exp(-x)*sin(y) at x = -92, y = -1.2e-13: exp(92) overflows; the product is -1.0e27.
     Case(
@@ -598,6 +665,15 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("rational_far", x / (1 + x * y)),
     ("rational_far", sp.sin(x) / x),
     ("one_plus_tanh", 2 - sp.tanh(x)),
+    ("scale_homogeneous", x / (1 + y)),
+    ("scale_homogeneous", x**2 + y**2),
+    ("scale_homogeneous", x * y / (x**2 + 1)),
+    ("scale_homogeneous", x / (x**2 + 1)),
+    ("difference_of_squares", x**2 + y**2),
+    ("difference_of_squares", x**3 - y**2),
+    ("difference_of_squares", x**2 - y**2 + 1),
+    ("difference_of_squares", sp.Integer(4) - 9),
+    ("difference_of_squares", x**2 - 2 * x * y),
 )
 
 

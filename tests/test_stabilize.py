@@ -12,6 +12,7 @@ from generator.printer import TFPrinter
 from generator.stabilize import (
     RULES,
     economize,
+    factor_powers,
     group_powers,
     optimize,
     share_arguments,
@@ -183,6 +184,41 @@ def test_share_arguments_writes_equal_arguments_once() -> None:
     shared = share_arguments([forward, second])
     assert shared[0] == forward
     assert shared[1] == sigmoid(x + x**3 / 10) * sigmoid(-(x + x**3 / 10))
+
+
+def test_share_arguments_matches_numbers_written_out() -> None:
+    # factor_powers writes 2*sqrt(2)/sqrt(pi) as a float; the other orders keep it exact.
+    x = sp.Symbol("x", real=True)
+    c = sp.sqrt(2) / sp.sqrt(sp.pi)
+    written = x * (
+        sp.Float(sp.N(2 * c, 20), 17) + sp.Float(sp.N(c / 10, 20), 17) * x**2
+    )
+    exact = 2 * c * x + c * x**3 / 10
+    shared = share_arguments([sigmoid(written), sigmoid(-exact)])
+    assert shared == [sigmoid(written), sigmoid(-written)]
+    # Arguments that differ beyond the 12th digit stay apart.
+    other = share_arguments([sigmoid(written), sigmoid(written * (1 + sp.Float(1e-9)))])
+    assert other[1] != other[0]
+
+
+def test_factor_powers_takes_out_the_lowest_power() -> None:
+    x, y = sp.symbols("x y", real=True)
+    c = sp.sqrt(2) / sp.sqrt(sp.pi)
+    poly = 2 * c * x + c * x**3 / 10
+    # One number per term, as the printer writes it (sqrt(2)*x**2/sqrt(pi) is not shared).
+    number = lambda e: sp.Float(sp.N(e, 20), 17)  # noqa: E731
+    assert factor_powers(poly) == x * (number(2 * c) + number(c / 10) * x**2)
+    assert factor_powers(sigmoid(poly)) == sigmoid(factor_powers(poly))
+    assert factor_powers(x**2 - x**4 / 12) == x**2 * (1 - x**2 / 12)
+    for unchanged in (x + 1, 3 * x**2 + x * y, x * y + x**2 * y**2, sp.sin(x) + x):
+        assert factor_powers(unchanged) == unchanged
+    # As accurate as the sum over the whole float32 range.
+    points = judge.grid(np.float32)[None, :]
+    truth = judge.reference(poly, (x,), points)
+    bits = judge.bits_of_error(
+        judge.evaluate32(factor_powers(poly), (x,), points), truth
+    )
+    assert bits.max() <= 2, bits.max()
 
 
 def test_divide_stepwise_with_a_symbolic_exponent_beside() -> None:
