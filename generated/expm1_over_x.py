@@ -160,7 +160,7 @@ def _expm1_over_x(x):
                 t4 = tf.clip_by_value(x, x.dtype.min, 31.778079986572266)
                 t5 = tf.where(tf.math.abs(t4) < 2.0, tf.constant(2.0, x.dtype), t4)
                 exp_t5 = tf.math.exp(t5)
-                t6 = 2.0 * 1.0 / t5
+                t6 = 2.0 / t5
                 d_x_x = tf.where(
                     x >= 31.778079986572266,
                     _mul_exp((2.0 + tf.math.square(t3) - 2.0 * t3) / (tf.math.square(t3) * t3), t3),

@@ -14,7 +14,7 @@ Forms computed (after stabilisation):
     d2f/dx ds = -2*(((x - m)/s)/s)/s
     d2f/dm dm = s**(-2)
     d2f/dm ds = 2*(((x - m)/s)/s)/s
-    d2f/ds ds = (1/s + 1.7320508075688773*((x - m)/s)/s)*(-1/s + 1.7320508075688773*((x - m)/s)/s)
+    d2f/ds ds = (0.57735026918962576/s + ((x - m)/s)/s)*(-1.7320508075688773/s + 3*((x - m)/s)/s)
 
 Derivatives of order 2 and below come from the formulas above. Beyond
 order 2, TensorFlow differentiates the order-2 formulas itself.
@@ -24,7 +24,7 @@ Stabilising rewrites applied:
     - balance_ratio: a**k/b**k overflows where a/b does not
     - divide_stepwise: a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not
     - distribute_quotient: (a + w**k)/b**n: w**k overflows where the quotient need not; a/b**n + (w/b)**n*w**(k-n) does not
-    - difference_of_squares: a**2 - b**2 overflows, or is inf - inf, where the squares do; (a - b)*(a + b) need not
+    - difference_of_squares: a**2 - b**2 overflows, or is inf - inf, where the squares do, and rounds a**2 near a root; (a - b)*(a + b) does not
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
@@ -88,19 +88,17 @@ def _gaussian_nll(x, m, s):
         @tf.custom_gradient
         def first_order_custom(unused_x, unused_m, unused_s):
             d_x = t1 / s
-            neg_inv_s = -1.0 / s
             d_m = (m_minus_x / s) / s
-            d_s = -neg_inv_s - d_x * t1
+            d_s = 1.0 / s - d_x * t1
 
             def second_order_gradient(dd_x, dd_m, dd_s):
                 s_sq = tf.math.square(s)
                 d_m_s = 2.0 * d_x / s
-                t2 = 1.7320508075688772 * d_x
                 d_x_x = 1.0 / s_sq
                 d_x_m = -1.0 / s_sq
                 d_x_s = -d_m_s
                 d_m_m = 1.0 / s_sq
-                d_s_s = (neg_inv_s + t2) * (t2 + 1.0 / s)
+                d_s_s = (d_x + 0.5773502691896257 / s) * (3.0 * d_x - 1.7320508075688772 / s)
                 return (
                     tf.math.multiply_no_nan(d_x_x, dd_x)
                     + tf.math.multiply_no_nan(d_x_m, dd_m)

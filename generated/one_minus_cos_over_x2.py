@@ -129,7 +129,7 @@ def _one_minus_cos_over_x2(x):
                 sin_t5 = tf.math.sin(t5)
                 t6 = sin_t5 / t4
                 t7 = cos_t5 - 2.0 * t6
-                t8 = 2.0 * 1.0 / t4
+                t8 = 2.0 / t4
                 d_x_x = tf.where(
                     t1,
                     _polyval(

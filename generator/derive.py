@@ -112,8 +112,8 @@ def derive(
 
     def choose(candidates: list[sp.Expr], truth: sp.Expr) -> sp.Expr:
         for candidate in list(candidates):
-            for variant, name in variants(candidate):
-                rules_of.setdefault(variant, (*rules_of.get(candidate, ()), name))
+            for variant, names in variants(candidate):
+                rules_of.setdefault(variant, (*rules_of.get(candidate, ()), *names))
                 candidates.append(variant)
         at_defaults: dict[sp.Expr, sp.Expr] = {}
         for candidate in candidates:

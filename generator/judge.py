@@ -28,6 +28,13 @@ _HIGH_DPS = 400
 TIE_BITS = 0.1
 # The accuracy goal's "within 3 bits".
 GOOD_BITS = 3.0
+# A candidate up to BAD_SLACK_BITS mean bits behind the best may win by being bad (beyond
+# GOOD_BITS) at half as many points or fewer: exp(-x**2)'' as 4*((x - c_hi) - c_lo)*(x + c)
+# averages 0.43 bits and is never beyond 2; as (4*x**2 - 2) it averages 0.32 and loses 8
+# bits at 4 points near its root. A point or two is not enough: mish with a parameter took
+# a first derivative bad at one point fewer whose own derivative was bad everywhere, and
+# swish'' two tf.where for two points in the band where TF flushes sigmoid(x).
+BAD_SLACK_BITS = 0.25
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -786,10 +793,14 @@ def best(
         stand_in = reference(unique[0], symbols, points)
         truth = np.where(lost & np.isfinite(stand_in), stand_in, truth)
     scored = [_scored(c, symbols, points, truth) for c in unique]
-    # Near-equals: within TIE_BITS of the best mean, and bad (beyond GOOD_BITS) at no more
-    # points than the most accurate. The mean alone would let a cheaper form trade one
-    # point's 28 bits for a little everywhere else.
+    # The most accurate by mean, or the form bad (beyond GOOD_BITS) at the fewest points
+    # among those within BAD_SLACK_BITS of it that are bad at half as many points or fewer;
+    # then near-equals: within TIE_BITS of its mean, and bad at no more points. The mean
+    # alone would let a cheaper form trade one point's 28 bits for a little everywhere else.
     top_mean, top_bad = min(scored)
+    fewer = [(bad, mean) for mean, bad in scored if mean <= top_mean + BAD_SLACK_BITS and bad <= top_bad // 2 < top_bad]
+    if fewer:
+        top_bad, top_mean = min(fewer)
     near = [
         (cost(c), sp.count_ops(c), i)
         for i, (c, (mean, bad)) in enumerate(zip(unique, scored))

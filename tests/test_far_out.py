@@ -284,3 +284,33 @@ def test_gaussian_nll_curvature_in_scale_where_the_square_overflows(
         (1.5, 0.5, 2.0),
     ]
     _check(fn, sp.log(s) + (x - m) ** 2 / (2 * s**2), [x, m, s], points)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "root"),
+    [
+        # f'' = (4*x**2 - 2)*exp(-x**2): x**2's rounding costs 8 bits at 2**-10 from the
+        # root 1/sqrt(2), and up to 20 at the floats nearest it; difference_of_squares
+        # writes 4*((x - c_hi) - c_lo)*(x + c), c_hi + c_lo = 1/sqrt(2).
+        ("exp(-x**2)", "gauss", 0.7071067811865476),
+        # f'' = x*(x**2 - 3)*exp(-x**2/2), root sqrt(3).
+        ("x*exp(-x**2/2)", "hermite", 1.7320508075688772),
+    ],
+)
+def test_second_derivative_next_to_an_irrational_root(
+    load_module, text, name, root
+) -> None:
+    x = sp.Symbol("x", real=True)
+    fn = getattr(load_module(text, name, ["x"]), name)
+    near = np.float32(root)
+    points = [
+        (float(p),)
+        for p in (
+            near,
+            np.nextafter(near, np.float32(2)),
+            -np.nextafter(near, np.float32(0)),
+            np.float32(root * (1 + 2.0**-10)),
+            np.float32(0.3),
+        )
+    ]
+    _check(fn, sp.sympify(text, locals={"x": x}), [x], points)
