@@ -431,7 +431,10 @@ def _regular_at_zero(textbook: sp.Expr, x: sp.Symbol) -> bool:
 
 def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | None:
     """SymPy's Taylor series at 0 of the textbook form, for a removable singularity there
-    (sin(x)/x); differentiated k times."""
+    (sin(x)/x); differentiated k times. Not through abs or sign, which have no Taylor
+    series at 0 (SymPy's of acosh(abs(x)**tanh(x)) ran for minutes)."""
+    if textbook.has(sp.Abs, sp.sign):
+        return None
     try:
         series = sp.diff(sp.series(textbook, x, 0, SERIES_TERMS + k).removeO(), x, k)
     except (NotImplementedError, ValueError, TypeError, RecursionError, ArithmeticError, sp.PoleError):

@@ -646,6 +646,25 @@ def _log_of_ratio(node: sp.Expr) -> sp.Expr | None:
     return _log_near_one(num, den, node)
 
 
+def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
+    """log(a/b) as _log_of_ratio writes it near a = b, and as log(sign(b)*a) - log|b| far
+    from it: a/b overflows or flushes where the log need not (log(x/y) at x = 6e36, y = 7e-25
+    is log(inf); the truth is 139.4). sign(b)*a is positive exactly where a/b is, so the
+    log is NaN where the original is. Two logs where the ratio needs one: a variant beside
+    log_of_ratio's, for the judge to weigh."""
+    if not isinstance(node, sp.log):
+        return None
+    num, den = node.args[0].as_numer_denom()
+    if den == 1 or den.is_number:
+        return None
+    return _log_near_one(num, den, _log_abs_quotient(num, den, sp.sign(den) * num))
+
+
+def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
+    """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a)."""
+    return sp.log(positive_a) - sp.log(sp.Abs(b))
+
+
 def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
     """log(a/b) as log1p((a - b)/b), with a - b simplified, where a/b is within 1/2 of 1;
     `far` (the same log, as the caller had it) elsewhere."""
@@ -683,8 +702,11 @@ def _reflection_split(node: sp.Expr) -> sp.Expr | None:
 
 def _as_polynomial(p: sp.Expr) -> tuple[sp.Expr, list[sp.Expr]] | None:
     """(u, coefficients from the highest power down) where `p` is a polynomial with numeric
-    coefficients in one u: a symbol, or the base of one of p's powers ((x - y)**2 + 1)."""
+    coefficients in one u: a symbol, or the base of one of p's powers ((x - y)**2 + 1,
+    1 + ipow(x/y, 2))."""
     bases = [f.base for f in p.atoms(sp.Pow) if f.exp.is_Integer and f.exp >= 2 and not f.base.is_number]
+    # ipow(x/y, 2), which balance_ratio makes of x**2/y**2: a polynomial in x/y.
+    bases += [f.args[0] for f in p.atoms(ipow) if f.args[1] >= 2]
     for u in sorted(dict.fromkeys([*bases, *p.free_symbols]), key=sp.default_sort_key):
         d = sp.Dummy("u", real=True)
         q = p.xreplace({u: d})
@@ -716,7 +738,12 @@ def _log_of_polynomial(node: sp.Expr) -> sp.Expr | None:
     if n % 2 == 0 and a < 0:
         return None  # negative far out on both sides: no log to keep
     threshold = sp.Float(2.0 ** math.floor((60 - math.log2(abs(a))) / n), 17)
-    log_u = sp.log(sp.Abs(u)) if n % 2 == 0 else sp.log(sp.sign(a) * u)
+    if n % 2:
+        log_u = sp.log(sp.sign(a) * u)
+    else:
+        # log|x/y| as log|x| - log|y|: x/y itself overflows beyond 3.4e38.
+        top, bottom = u.as_numer_denom()
+        log_u = sp.log(sp.Abs(u)) if bottom.is_number else _log_abs_quotient(top, bottom, sp.Abs(top))
     far = sp.log(sp.Abs(a)) + n * log_u + log1p((_reversed(coeffs, u) - a) / a)
     return sp.Piecewise((far, sp.Abs(u) > threshold), (node, True))
 
@@ -953,9 +980,9 @@ def _difference_of_squares(node: sp.Expr) -> sp.Expr | None:
 HOMOGENEOUS_MAX_OPS = 40
 
 
-def _homogeneous_degree(node: sp.Expr) -> int | None:
-    """d where `node` is a quotient of homogeneous polynomials in two or more inputs whose
-    denominator is not a number, its degree d = deg(numerator) - deg(denominator)."""
+def _quotient_polys(node: sp.Expr) -> tuple[sp.Poly, sp.Poly, list[sp.Symbol]] | None:
+    """(p, q, inputs) where `node` is p/q, polynomials with numeric coefficients in two or
+    more inputs, q not a number."""
     if not isinstance(node, (sp.Mul, sp.Pow)):
         return None  # a quotient
     symbols = sorted(node.free_symbols, key=sp.default_sort_key)
@@ -966,27 +993,47 @@ def _homogeneous_degree(node: sp.Expr) -> int | None:
         p, q = sp.Poly(num, *symbols), sp.Poly(den, *symbols)
     except sp.PolynomialError:
         return None
-    if q.total_degree() < 1 or not (p.is_homogeneous and q.is_homogeneous) or not p.domain.is_Numerical:
+    if q.total_degree() < 1 or not (p.domain.is_Numerical and q.domain.is_Numerical):
         return None
-    return p.total_degree() - q.total_degree()
+    return p, q, symbols
 
 
-def _scale_homogeneous(node: sp.Expr) -> sp.Expr | None:
+def _scaled(form: sp.Expr, m: sp.Expr, d: int) -> sp.Expr:
+    """form*m**d, one product (or division) by m at a time."""
+    for _ in range(abs(d)):
+        form = ipow(form * m if d > 0 else form / m, 1)
+    return form
+
+
+def _scale_quotient(node: sp.Expr) -> sp.Expr | None:
     """f(x, y, ...) = m**d * f(x/m, y/m, ...), m = (|x| + |y| + ...)/n, for f a quotient of
     homogeneous polynomials of degree d: x*y/(x**2 + y**2) is inf/inf = NaN for
     |x|, |y| > 1.8e19 and 0/0 below 1e-19, where the truth is as near 1/2 as at x = y = 1;
-    the scaled inputs lie in [-n, n]. m**d is applied one division (or product) at a time."""
-    d = _homogeneous_degree(node)
-    if d is None:
+    the scaled inputs lie in [-n, n]. m**d is applied one division (or product) at a time.
+
+    Other quotients of polynomials are written over m = 1 + (|x| + |y| + ...)/n, each
+    monomial of degree k in a polynomial of degree D as c*(x/m)**a*(y/m)**b*(1/m)**(D - k):
+    x**2/(1 + x**2 + y**2) is inf/inf beyond 1.8e19, where X**2/(r**2 + X**2 + Y**2) is not."""
+    found = _quotient_polys(node)
+    if found is None:
         return None
-    symbols = sorted(node.free_symbols, key=sp.default_sort_key)
-    # The mean, not the sum: |x| + |y| overflows at x = y = 2e38.
-    m = sp.Add(*(sp.Abs(v) for v in symbols)) / len(symbols)
-    # ipow(x/m, 1) keeps the scaled input whole: SymPy would write (x/m)**2 as x**2/m**2.
-    scaled = node.xreplace({v: ipow(v / m, 1) for v in symbols})
-    for _ in range(abs(d)):
-        scaled = ipow(scaled * m if d > 0 else scaled / m, 1)
-    return scaled
+    p, q, symbols = found
+    d = p.total_degree() - q.total_degree()
+    mean = sp.Add(*(sp.Abs(v) for v in symbols)) / len(symbols)  # |x| + |y| overflows at 2e38
+    if p.is_homogeneous and q.is_homogeneous:
+        # ipow(x/m, 1) keeps the scaled input whole: SymPy would write (x/m)**2 as x**2/m**2.
+        return _scaled(node.xreplace({v: ipow(v / mean, 1) for v in symbols}), mean, d)
+    m = 1 + mean
+    scaled = [ipow(v / m, 1) for v in symbols]
+    r = ipow(1 / m, 1)
+
+    def over_m(poly: sp.Poly) -> sp.Expr:
+        top = poly.total_degree()
+        return sp.Add(
+            *(c * sp.Mul(*(s**a for s, a in zip(scaled, powers))) * r ** (top - sum(powers)) for powers, c in poly.terms())
+        )
+
+    return _scaled(over_m(p) / over_m(q), m, d)
 
 
 # Not in RULES: the derivation offers each candidate with and without each of these,
@@ -1030,9 +1077,9 @@ VARIANTS: tuple[Rule, ...] = (
         stacks=True,
     ),
     Rule(
-        "scale_homogeneous",
-        "p/q homogeneous in the inputs: its powers overflow where it need not; m**d*f(x/m, y/m, ...), m the mean of |x|, |y|, ..., do not",
-        _scale_homogeneous,
+        "scale_quotient",
+        "p/q in several inputs: its powers overflow where it need not; over the inputs divided by their mean magnitude (plus 1 unless p and q are homogeneous) they do not",
+        _scale_quotient,
         top_down=True,
     ),
     Rule(
@@ -1059,6 +1106,11 @@ VARIANTS: tuple[Rule, ...] = (
         "shifted_softplus",
         "softplus(u) - log(2) cancels near u = 0; log1p(expm1(u)/2) does not",
         _shifted_softplus,
+    ),
+    Rule(
+        "log_of_quotient",
+        "log(a/b): a/b over- or underflows where the log need not; log(sign(b)*a) - log|b| does not (log1p((a - b)/b) near a = b)",
+        _log_of_quotient,
     ),
     Rule(
         "log_of_ratio",

@@ -248,7 +248,7 @@ def test_products_with_a_factor_that_flushes_or_overflows(
     [
         # Homogeneous quotients: the squares overflow beyond 1.8e19 and flush below 1e-19,
         # where x*y/(x**2 + y**2) was inf/inf or 0/0 (truth 1/2 on the diagonal);
-        # stabilize's scale_homogeneous divides the inputs by the mean of their magnitudes.
+        # stabilize's scale_quotient divides the inputs by the mean of their magnitudes.
         (
             "x*y/(x**2 + y**2)",
             "cosine_xy",

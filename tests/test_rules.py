@@ -258,7 +258,7 @@ CASES: tuple[Case, ...] = (
     # x*y/(x**2 + y**2) at x = y = 1e20 is inf/inf, at 1e-25 0/0; the truth is 1/2. Each
     # input is divided by the mean of their magnitudes first.
     Case(
-        "scale_homogeneous",
+        "scale_quotient",
         x * y / (x**2 + y**2),
         ipow(x / MEAN_XY, 1)
         * ipow(y / MEAN_XY, 1)
@@ -267,7 +267,7 @@ CASES: tuple[Case, ...] = (
     ),
     # Degree -1 (the derivative of a degree-0 quotient): one division by the mean after.
     Case(
-        "scale_homogeneous",
+        "scale_quotient",
         x / (x**2 + y**2),
         ipow(
             ipow(x / MEAN_XY, 1)
@@ -277,6 +277,31 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1e20, 1e-25, -3e30), y: (1e20, 2e-25, 1e30)},
         label="degree -1",
+    ),
+    # Not homogeneous: x**2/(1 + x**2 + y**2) is inf/inf beyond 1.8e19; over m = 1 + the
+    # mean magnitude each monomial gets the powers of 1/m its degree lacks.
+    Case(
+        "scale_quotient",
+        x**2 / (1 + x**2 + y**2),
+        ipow(x / (1 + MEAN_XY), 1) ** 2
+        / (
+            ipow(x / (1 + MEAN_XY), 1) ** 2
+            + ipow(y / (1 + MEAN_XY), 1) ** 2
+            + ipow(1 / (1 + MEAN_XY), 1) ** 2
+        ),
+        {x: (1e20, -3e30, 5e25), y: (1e20, 1e30, -1e19)},
+        label="not homogeneous",
+    ),
+    # log(x/y) at x = 1e30, y = 1e-30 is log(inf); the truth is 138.2. sign(y)*x keeps the
+    # domain: both negative is fine, opposite signs stay NaN.
+    Case(
+        "log_of_quotient",
+        sp.log(x / y),
+        sp.Piecewise(
+            (log1p((x - y) / y), sp.Abs((x - y) / y) <= sp.Rational(1, 2)),
+            (sp.log(x * sp.sign(y)) - sp.log(sp.Abs(y)), True),
+        ),
+        {x: (1e30, -1e30, 1e-30), y: (1e-30, -1e-30, 1e30)},
     ),
     # A factor besides the powers of u is divided by u one step at a time: hypot(x, y)/(1 + x**2)
     # at x = y = 1e20 was hypot*(1/x)**2 = 1.4e20*0 = 0; the truth is 1.4e-20.
@@ -684,10 +709,11 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("rational_far", x / (1 + x * y)),
     ("rational_far", sp.sin(x) / x),
     ("one_plus_tanh", 2 - sp.tanh(x)),
-    ("scale_homogeneous", x / (1 + y)),
-    ("scale_homogeneous", x**2 + y**2),
-    ("scale_homogeneous", x * y / (x**2 + 1)),
-    ("scale_homogeneous", x / (x**2 + 1)),
+    ("scale_quotient", sp.sin(x) / y),
+    ("scale_quotient", x**2 + y**2),
+    ("log_of_quotient", sp.log(x / 3)),
+    ("log_of_quotient", sp.log(x * y)),
+    ("scale_quotient", x / (x**2 + 1)),
     ("difference_of_squares", x**2 + y**2),
     ("difference_of_squares", x**3 - y**2),
     ("difference_of_squares", x**2 - y**2 + 1),
