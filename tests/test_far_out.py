@@ -259,6 +259,10 @@ def test_products_with_a_factor_that_flushes_or_overflows(
             "cos2",
             [(1e20, 3e20), (4e-25, -1e-25), (1.5, 0.5)],
         ),
+        # Not homogeneous: over m = 1 + the mean magnitude (scale_quotient).
+        ("x**2/(1 + x**2 + y**2)", "share", [(1e20, 1e20), (-3e30, 1e30), (0.5, -2.0)]),
+        # x/y overflows: log(inf) (log_of_quotient: log(sign(y)*x) - log|y|).
+        ("log(x/y)", "log_ratio", [(1e30, 1e-30), (-1e30, -1e-30), (1.5, 0.5)]),
         # x**2 - y**2 at x = y = 1e20 was inf - inf = NaN (difference_of_squares, or factor).
         ("x**2 - y**2", "squares", [(1e20, 1e20), (-(2.0**64), 2.0**63), (3.0, 2.0)]),
     ],
