@@ -976,6 +976,24 @@ def _difference_of_squares(node: sp.Expr) -> sp.Expr | None:
     return coeff * (minus if outside == 1 else ipow(outside * minus, 1)) * plus
 
 
+def _hypot_minus_side(node: sp.Expr) -> sp.Expr | None:
+    """k*hypot(a, b) - k*a = k*b*(b/(hypot(a, b) + a)) where a > 0, for an a that is not a
+    number (hypot_minus_one has those): the difference cancels where |b| << a
+    (hypot(x, y) - x at x = 1e8, y = 1 is 0; the truth is 5e-9)."""
+    if not isinstance(node, sp.Add):
+        return None
+    for term in node.args:
+        k, h = term.as_coeff_Mul()
+        if not isinstance(h, hypot):
+            continue
+        for a, b in (h.args, h.args[::-1]):
+            if not a.is_number and -k * a in node.args:
+                rest = sp.Add(*(t for t in node.args if t is not term and t != -k * a))
+                near = k * b * ipow(b / (h + a), 1)
+                return rest + sp.Piecewise((near, a > 0), (k * h - k * a, True))
+    return None
+
+
 # Sizes up to which a quotient is tested for homogeneity (Poly of its numerator and denominator).
 HOMOGENEOUS_MAX_OPS = 40
 
@@ -1106,6 +1124,11 @@ VARIANTS: tuple[Rule, ...] = (
         "shifted_softplus",
         "softplus(u) - log(2) cancels near u = 0; log1p(expm1(u)/2) does not",
         _shifted_softplus,
+    ),
+    Rule(
+        "hypot_minus_side",
+        "hypot(a, b) - a cancels where |b| << a; b*(b/(hypot(a, b) + a)) does not",
+        _hypot_minus_side,
     ),
     Rule(
         "log_of_quotient",

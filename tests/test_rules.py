@@ -303,6 +303,15 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1e30, -1e30, 1e-30), y: (1e-30, -1e-30, 1e30)},
     ),
+    # hypot(x, y) - x at x = 1e8, y = 1 is 0; the truth is 5e-9.
+    Case(
+        "hypot_minus_side",
+        hypot(x, y) - x,
+        sp.Piecewise(
+            (y * ipow(y / (hypot(x, y) + x), 1), x > 0), (hypot(x, y) - x, True)
+        ),
+        {x: (1e8, 3e30, 1e20), y: (1.0, 1e20, -3e12)},
+    ),
     # A factor besides the powers of u is divided by u one step at a time: hypot(x, y)/(1 + x**2)
     # at x = y = 1e20 was hypot*(1/x)**2 = 1.4e20*0 = 0; the truth is 1.4e-20.
     Case(
@@ -712,6 +721,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("scale_quotient", sp.sin(x) / y),
     ("scale_quotient", x**2 + y**2),
     ("log_of_quotient", sp.log(x / 3)),
+    ("hypot_minus_side", hypot(x, y) - 2 * x),
+    ("hypot_minus_side", hypot(1, x) - 1),
     ("log_of_quotient", sp.log(x * y)),
     ("scale_quotient", x / (x**2 + 1)),
     ("difference_of_squares", x**2 + y**2),
