@@ -649,7 +649,7 @@ def _log_of_ratio(node: sp.Expr) -> sp.Expr | None:
 def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
     """log(a/b) as _log_of_ratio writes it near a = b, and as log(sign(b)*a) - log|b| far
     from it: a/b overflows or flushes where the log need not (log(x/y) at x = 6e36, y = 7e-25
-    is log(inf); the truth is 139.4). sign(b)*a is positive exactly where a/b is, so the
+    is log(inf); the truth is 140.3). sign(b)*a is positive exactly where a/b is, so the
     log is NaN where the original is. Two logs where the ratio needs one: a variant beside
     log_of_ratio's, for the judge to weigh."""
     if not isinstance(node, sp.log):
@@ -994,8 +994,9 @@ def _hypot_minus_side(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
-# Sizes up to which a quotient is tested for homogeneity (Poly of its numerator and denominator).
-HOMOGENEOUS_MAX_OPS = 40
+# Sizes up to which an expression is tested as a quotient of polynomials (sp.Poly of its
+# numerator and denominator).
+QUOTIENT_MAX_OPS = 40
 
 
 def _quotient_polys(node: sp.Expr) -> tuple[sp.Poly, sp.Poly, list[sp.Symbol]] | None:
@@ -1004,7 +1005,7 @@ def _quotient_polys(node: sp.Expr) -> tuple[sp.Poly, sp.Poly, list[sp.Symbol]] |
     if not isinstance(node, (sp.Mul, sp.Pow)):
         return None  # a quotient
     symbols = sorted(node.free_symbols, key=sp.default_sort_key)
-    if len(symbols) < 2 or sp.count_ops(node) > HOMOGENEOUS_MAX_OPS:
+    if len(symbols) < 2 or sp.count_ops(node) > QUOTIENT_MAX_OPS:
         return None
     num, den = sp.fraction(sp.together(naive(node)))
     try:
