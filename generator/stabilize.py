@@ -976,6 +976,24 @@ def _difference_of_squares(node: sp.Expr) -> sp.Expr | None:
     return coeff * (minus if outside == 1 else ipow(outside * minus, 1)) * plus
 
 
+def _reciprocal_sum(node: sp.Expr) -> sp.Expr | None:
+    """n/(t1 + t2 + ...) = 1/(t1/n + t2/n + ...) for a product n of powers of the inputs:
+    x*y/(x + y) at x = 6e36, y = 7e-25 is 4e12/6e36, fine, but at x = y = 1e20 it is
+    inf/2e20; 1/(1/y + 1/x) is neither (the parallel sum, 5e19)."""
+    if not isinstance(node, sp.Mul):
+        return None
+    sums = [f for f in node.args if isinstance(f, sp.Pow) and f.exp == -1 and isinstance(f.base, sp.Add)]
+    rest = [f for f in node.args if not any(f is s for s in sums)]
+    powers = [f for f in rest if not f.is_number]
+    if len(sums) != 1 or not powers or not all(f.as_base_exp()[0].is_Symbol for f in powers):
+        return None
+    coeff, n = sp.Mul(*(f for f in rest if f.is_number)), sp.Mul(*powers)
+    terms = [t / n for t in sums[0].base.args]
+    if any(isinstance(t, sp.Add) for t in terms):
+        return None
+    return coeff / sp.Add(*terms)
+
+
 def _hypot_minus_side(node: sp.Expr) -> sp.Expr | None:
     """k*hypot(a, b) - k*a = k*b*(b/(hypot(a, b) + a)) where a > 0, for an a that is not a
     number (hypot_minus_one has those): the difference cancels where |b| << a
@@ -1125,6 +1143,11 @@ VARIANTS: tuple[Rule, ...] = (
         "shifted_softplus",
         "softplus(u) - log(2) cancels near u = 0; log1p(expm1(u)/2) does not",
         _shifted_softplus,
+    ),
+    Rule(
+        "reciprocal_sum",
+        "n/(a + b): n and the sum overflow where the quotient need not; 1/(a/n + b/n) does not",
+        _reciprocal_sum,
     ),
     Rule(
         "hypot_minus_side",

@@ -312,6 +312,13 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1e8, 3e30, 1e20), y: (1.0, 1e20, -3e12)},
     ),
+    # x*y/(x + y) at x = y = 1e20 is inf/2e20; the parallel sum 1/(1/y + 1/x) is 5e19.
+    Case(
+        "reciprocal_sum",
+        x * y / (x + y),
+        1 / (1 / y + 1 / x),
+        {x: (1e20, -3e30, 2e25), y: (1e20, 1e30, 3e25)},
+    ),
     # A factor besides the powers of u is divided by u one step at a time: hypot(x, y)/(1 + x**2)
     # at x = y = 1e20 was hypot*(1/x)**2 = 1.4e20*0 = 0; the truth is 1.4e-20.
     Case(
@@ -723,6 +730,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_of_quotient", sp.log(x / 3)),
     ("hypot_minus_side", hypot(x, y) - 2 * x),
     ("hypot_minus_side", hypot(1, x) - 1),
+    ("reciprocal_sum", sp.sin(x) / (x + y)),
+    ("reciprocal_sum", 1 / (1 + y)),
+    ("reciprocal_sum", x / ((x + 1) * (y + 1))),
     ("log_of_quotient", sp.log(x * y)),
     ("scale_quotient", x / (x**2 + 1)),
     ("difference_of_squares", x**2 + y**2),
