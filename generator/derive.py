@@ -139,8 +139,7 @@ def derive(
         # Each with the function factors its terms share pulled out, where the rules made
         # them (gelu_tanh's f'' is s*sn*(...) once its tanh are sigmoids): one product
         # that no_nan_product can guard, not a sum of guarded products.
-        pulled = [sp.factor_terms(e) for e in forms]
-        return forms + [p for p, e in zip(pulled, forms) if _calls(p) < _calls(e)]
+        return forms + [p for p in map(_pulled, forms) if p is not None]
 
     partials: dict[Index, sp.Expr] = {(): choose(stable_all([], expr), expr)}
     raw: dict[Index, sp.Expr] = {(): expr}
@@ -162,11 +161,9 @@ def derive(
             # The chosen form with common function factors pulled out, where that measures
             # as accurate: the economies and variants leave sums of products (swish'':
             # s*(sn + sn*(1 + sn*x) - sn*s*x) is s*sn*(2 + sn*x - s*x), 2 ops fewer; 0.83x
-            # the run time of the second order in graph mode). Only where fewer function
-            # calls remain in the tree: pulling out powers of x alone moved the rounding of
-            # sinc's second derivative next to its root.
-            pulled = sp.factor_terms(chosen)
-            if not defaults and _calls(pulled) < _calls(chosen):
+            # the run time of the second order in graph mode).
+            pulled = None if defaults else _pulled(chosen)
+            if pulled is not None:
                 chosen = judge.best([chosen, pulled], raw[index], variables, domain)
             partials[index] = chosen
     if len(variables) == 1 and not defaults:
@@ -215,6 +212,14 @@ def _hold_exps(form: sp.Expr) -> sp.Expr:
 def _calls(expr: sp.Expr) -> int:
     """Function calls in the expression tree, repeats counted."""
     return sum(isinstance(node, sp.Function) for node in sp.preorder_traversal(expr))
+
+
+def _pulled(form: sp.Expr) -> sp.Expr | None:
+    """`form` with the common factors of its sums pulled out (sp.factor_terms), where fewer
+    function calls remain; None elsewhere (pulling out powers of x alone moved the rounding
+    of sinc's second derivative next to its root)."""
+    pulled = sp.factor_terms(form)
+    return pulled if _calls(pulled) < _calls(form) else None
 
 
 def _check_defined(expr: sp.Expr, what: str) -> None:

@@ -372,18 +372,30 @@ def _inverse_hyperbolic(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
-def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
-    """hypot(c, u) - c = u**2/(hypot(c, u) + c): no cancellation near u = 0."""
+def _hypot_less_leg(
+    node: sp.Expr, leg: Callable[[sp.Expr, sp.Expr], bool]
+) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
+    """(the rest, k, hypot(a, b), a, b) for a sum k*hypot(a, b) - k*a + rest, a the leg
+    for which `leg(k, a)` holds."""
     if not isinstance(node, sp.Add):
         return None
     for term in node.args:
-        if isinstance(term, hypot):
-            for c, u in (term.args, term.args[::-1]):
-                if c.is_number and c.is_positive and -c in node.args:
-                    rest = [t for t in node.args if t is not term and t != -c]
-                    h = hypot(c, u)
-                    return sp.Add(*rest) + u * (u / (h + c))
+        k, h = term.as_coeff_Mul()
+        if not isinstance(h, hypot):
+            continue
+        for a, b in (h.args, h.args[::-1]):
+            if leg(k, a) and -k * a in node.args:
+                return sp.Add(*(t for t in node.args if t is not term and t != -k * a)), k, h, a, b
     return None
+
+
+def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
+    """hypot(c, u) - c = u**2/(hypot(c, u) + c): no cancellation near u = 0."""
+    found = _hypot_less_leg(node, lambda k, c: k == 1 and c.is_number and c.is_positive)
+    if found is None:
+        return None
+    rest, _, h, c, u = found
+    return rest + u * (u / (h + c))
 
 
 def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
@@ -918,6 +930,13 @@ def _square_root(term: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     return coeff, root
 
 
+def _as_number(c: sp.Expr) -> sp.Expr:
+    """A constant as the printer writes it: rationals stay, sqrt(3) becomes 1.7320508...
+    The judge would evaluate sqrt(3) in float64, and NumPy then the whole form, where TF's
+    float32 overflows (judge.float_constants)."""
+    return c if c.is_Rational else sp.Float(sp.N(c, 20), 17)
+
+
 def _shifted(a: sp.Expr, c: sp.Expr) -> sp.Expr:
     """a + c for a number c, with an irrational c as two numbers: (a + c_hi) + c_lo, c_hi
     rounded to float32, so that a + c_hi is exact where a is near -c (Sterbenz) and c_lo
@@ -969,9 +988,7 @@ def _difference_of_squares(node: sp.Expr) -> sp.Expr | None:
     if shift.is_number:
         minus, plus = _shifted(a * around, -shift), _shifted(a * around, shift)
     else:
-        # A number, as the printer writes it: the judge would evaluate sqrt(3) in float64,
-        # and NumPy then the whole form, where TF's float32 overflows.
-        k = k if k.is_Rational else sp.Float(sp.N(k, 20), 17)
+        k = _as_number(k)
         minus, plus = a * around - k * b * around, a * around + k * b * around
     return coeff * (minus if outside == 1 else ipow(outside * minus, 1)) * plus
 
@@ -998,18 +1015,11 @@ def _hypot_minus_side(node: sp.Expr) -> sp.Expr | None:
     """k*hypot(a, b) - k*a = k*b*(b/(hypot(a, b) + a)) where a > 0, for an a that is not a
     number (hypot_minus_one has those): the difference cancels where |b| << a
     (hypot(x, y) - x at x = 1e8, y = 1 is 0; the truth is 5e-9)."""
-    if not isinstance(node, sp.Add):
+    found = _hypot_less_leg(node, lambda k, a: not a.is_number)
+    if found is None:
         return None
-    for term in node.args:
-        k, h = term.as_coeff_Mul()
-        if not isinstance(h, hypot):
-            continue
-        for a, b in (h.args, h.args[::-1]):
-            if not a.is_number and -k * a in node.args:
-                rest = sp.Add(*(t for t in node.args if t is not term and t != -k * a))
-                near = k * b * ipow(b / (h + a), 1)
-                return rest + sp.Piecewise((near, a > 0), (k * h - k * a, True))
-    return None
+    rest, k, h, a, b = found
+    return rest + sp.Piecewise((k * b * ipow(b / (h + a), 1), a > 0), (k * h - k * a, True))
 
 
 # Sizes up to which an expression is tested as a quotient of polynomials (sp.Poly of its
@@ -1373,19 +1383,15 @@ def factor_powers(expr: sp.Expr) -> sp.Expr:
         base, k = term.as_independent(*term.free_symbols, as_Add=False)[1].as_base_exp()
         return (base, int(k)) if isinstance(base, sp.Symbol) and k.is_Integer and k >= 1 else None
 
-    def number(c: sp.Expr) -> sp.Expr:
-        # One number per term, as the printer writes it: SymPy's 2*sqrt(2)/sqrt(pi) and
-        # 8943*sqrt(2)/(100000*sqrt(pi)) share a factor that the emitter's CSE would
-        # compute apart (sqrt(2)*x**2/sqrt(pi), an op more).
-        return c if c.is_Rational else sp.Float(sp.N(c, 20), 17)
-
     def factored(total: sp.Expr) -> sp.Expr:
         powers = [power(t) for t in total.args]
         if None in powers or len({u for u, _ in powers}) != 1:
             return total
         u, low = powers[0][0], min(k for _, k in powers)
         terms = (t.as_independent(u, as_Add=False) for t in total.args)
-        return u**low * sp.Add(*(number(c) * rest / u**low for c, rest in terms))
+        # One number per term: SymPy's 2*sqrt(2)/sqrt(pi) and 8943*sqrt(2)/(100000*sqrt(pi))
+        # share a factor that the emitter's CSE would compute apart (an op more).
+        return u**low * sp.Add(*(_as_number(c) * rest / u**low for c, rest in terms))
 
     return expr.replace(lambda n: isinstance(n, sp.Add), factored)
 
