@@ -181,13 +181,20 @@ def _log_of_cosh(node: sp.Expr) -> sp.Expr | None:
 
 
 def _x_log_x(node: sp.Expr) -> sp.Expr | None:
+    """u*log(u) = xlogy(u, u); for u = w**n, n*xlogy(u, |w|) (n*xlogy(u, w) for odd n): log
+    of the power rounds near |w| = 1, where the log is near 0, and is log(0) where the
+    power flushes."""
     if not isinstance(node, sp.Mul):
         return None
     for factor in node.args:
         if isinstance(factor, sp.log) and factor.args[0] in node.args:
             rest = [f for f in node.args if f is not factor]
-            rest.remove(factor.args[0])
-            return sp.Mul(*rest) * xlogy(factor.args[0], factor.args[0])
+            u = factor.args[0]
+            rest.remove(u)
+            w, n = u.as_base_exp()
+            if n.is_Integer and n >= 2 and not w.is_number:
+                return n * sp.Mul(*rest) * xlogy(u, sp.Abs(w) if n % 2 == 0 else w)
+            return sp.Mul(*rest) * xlogy(u, u)
     return None
 
 
@@ -471,16 +478,20 @@ def _balance_ratio(node: sp.Expr) -> sp.Expr | None:
 
 def _divide_stepwise(node: sp.Expr) -> sp.Expr | None:
     """a / b**n = (a/b) / b**(n-1), the quotient kept as ipow(a/b, 1): b**n over- or
-    underflows where a/b**n need not ((x - m)/s**2 at x = m, s = 1e-36 is 0/0)."""
+    underflows where a/b**n need not ((x - m)/s**2 at x = m, s = 1e-36 is 0/0). Also a*c/b
+    = c*(a/b): the product a*c overflows where the quotient need not (x*y/hypot(x, y) at
+    x = y = 1e22 is inf, truth 7e21)."""
     if not isinstance(node, sp.Mul):
         return None
+    nums = [f for f in node.args if not f.is_number and not (isinstance(f, sp.Pow) and f.exp.is_negative)]
     for den in node.args:
-        if not (isinstance(den, sp.Pow) and den.exp.is_Integer and den.exp <= -2) or den.base.is_number:
+        if not (isinstance(den, sp.Pow) and den.exp.is_Integer and den.exp <= -1) or den.base.is_number:
             continue
-        for num in node.args:
-            if num is not den and not num.is_number and not (isinstance(num, sp.Pow) and num.exp.is_negative):
-                rest = [f for f in node.args if f is not num and f is not den]
-                return sp.Mul(*rest) * ipow(num / den.base, 1) * den.base ** (den.exp + 1)
+        if den.exp == -1 and len(nums) < 2:
+            continue
+        for num in nums:
+            rest = [f for f in node.args if f is not num and f is not den]
+            return sp.Mul(*rest) * ipow(num / den.base, 1) * den.base ** (den.exp + 1)
     return None
 
 
@@ -517,6 +528,25 @@ def _one_minus_tanh_squared(node: sp.Expr) -> sp.Expr | None:
         ):
             rest = [t for t in node.args if t is not term and t != 1]
             return sp.Add(*rest) + sp.cosh(term.args[1].base.args[0]) ** -2
+    return None
+
+
+def _tanh_over_cosh(node: sp.Expr) -> sp.Expr | None:
+    """sinh(u)**a/cosh(u)**b = tanh(u)**a/cosh(u)**(b - a) for 1 <= a <= b: sinh and cosh
+    overflow together at |u| = 89, inf/inf (tanh(x/2)'' from its derivative 1/(2*cosh(x/2)**2)
+    is -sinh(x/2)/(2*cosh(x/2)**3), NaN from x = 179 on); tanh stays within [-1, 1]."""
+    if not isinstance(node, sp.Mul):
+        return None
+    powers = {}
+    for f in node.args:
+        base, exp = f.as_base_exp()
+        if isinstance(base, (sp.sinh, sp.cosh)) and exp.is_Integer:
+            powers[(type(base), base.args[0])] = (f, int(exp))
+    for (kind, u), (sinh_power, a) in powers.items():
+        cosh_power, b = powers.get((sp.cosh, u), (None, 0))
+        if kind is sp.sinh and 1 <= a <= -b:
+            rest = sp.Mul(*(f for f in node.args if f is not sinh_power and f is not cosh_power))
+            return rest * sp.tanh(u) ** a * sp.cosh(u) ** (a + b)
     return None
 
 
@@ -612,6 +642,7 @@ RULES: tuple[Rule, ...] = (
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
+    Rule("tanh_over_cosh", "sinh(u)/cosh(u)**k is inf/inf for |u| > 89; tanh(u)/cosh(u)**(k-1) is not", _tanh_over_cosh),
     Rule("exp_over_expm1_squared", "exp(u)/expm1(u)**2 is inf/inf where exp overflows", _exp_over_expm1_squared),
     Rule("softplus_reflection", "a*softplus(-u) + b*softplus(u) cancels for large a, b", _softplus_reflection),
     Rule("balance_ratio", "a**k/b**k overflows where a/b does not", _balance_ratio),
@@ -756,6 +787,10 @@ def _log_of_polynomial(node: sp.Expr) -> sp.Expr | None:
         # log|x/y| as log|x| - log|y|: x/y itself overflows beyond 3.4e38.
         top, bottom = u.as_numer_denom()
         log_u = sp.log(sp.Abs(u)) if bottom.is_number else _log_abs_quotient(top, bottom, sp.Abs(top))
+    if not any(coeffs[1:]):
+        # a*u**n flushes to 0 for small |u| too (log(x**2) at x = 1e-20 is log(0)), and
+        # rounds near |u| = 1 where the log is near 0: n*log|u| does neither.
+        return sp.log(sp.Abs(a)) + n * log_u
     far = sp.log(sp.Abs(a)) + n * log_u + log1p((_reversed(coeffs, u) - a) / a)
     return sp.Piecewise((far, sp.Abs(u) > threshold), (node, True))
 
@@ -836,6 +871,24 @@ def _log_difference(node: sp.Expr) -> sp.Expr | None:
     c, plus, minus, rest = found
     a, b = ((1 + f.args[0]) if isinstance(f, log1p) else f.args[0] for f in (plus, minus))
     return rest + c * _log_near_one(a, b, plus - minus)
+
+
+def _log_root(node: sp.Expr) -> sp.Expr | None:
+    """k*log(u) + c = k*log1p((u - r)/r) within r/2 of its root r = exp(-c/k), with r added
+    in two parts (_shifted), so that u - r is exact there: log(u) is rounded to an ulp of
+    about |c/k| while the sum is near 0 (x*log(x)' = log(x) + 1 at the float32 nearest 1/e
+    is 9.8e-4, 9 bits off). Elsewhere the sum stays."""
+    if not isinstance(node, sp.Add):
+        return None
+    c, rest = node.as_independent(*node.free_symbols, as_Add=True)
+    k, log_u = rest.as_coeff_Mul()
+    if c == 0 or not c.is_real or not isinstance(log_u, sp.log):
+        return None
+    r = sp.exp(-c / k)
+    if not 1e-30 < r < 1e30:
+        return None
+    u, near = log_u.args[0], _as_number(r)
+    return sp.Piecewise((k * log1p(_shifted(u, -r) / near), sp.Abs(u - near) < near / 2), (node, True))
 
 
 def _sqrt_difference(node: sp.Expr) -> sp.Expr | None:
@@ -1143,6 +1196,12 @@ VARIANTS: tuple[Rule, ...] = (
         "log_difference",
         "log(a) - log(b) cancels where a is near b; log1p((a - b)/b) does not",
         _log_difference,
+    ),
+    Rule(
+        "log_root",
+        "k*log(u) + c near its root: log(u) is rounded where the sum is near 0; k*log1p((u - r)/r) is not",
+        _log_root,
+        stacks=True,
     ),
     Rule(
         "sqrt_difference",

@@ -263,6 +263,12 @@ def test_products_with_a_factor_that_flushes_or_overflows(
         ("x**2/(1 + x**2 + y**2)", "share", [(1e20, 1e20), (-3e30, 1e30), (0.5, -2.0)]),
         # x/y overflows: log(inf) (log_of_quotient: log(sign(y)*x) - log|y|).
         ("log(x/y)", "log_ratio", [(1e30, 1e-30), (-1e30, -1e-30), (1.5, 0.5)]),
+        # x*y overflows at 1e22 where the quotient is 7e21: y*(x/hypot(x, y)) (divide_stepwise).
+        (
+            "x*y/sqrt(x**2 + y**2)",
+            "product_over_norm",
+            [(1e22, 1e22), (-1e30, 1e30), (3.0, 4.0)],
+        ),
         # x**2 - y**2 at x = y = 1e20 was inf - inf = NaN (difference_of_squares, or factor).
         ("x**2 - y**2", "squares", [(1e20, 1e20), (-(2.0**64), 2.0**63), (3.0, 2.0)]),
     ],
@@ -299,6 +305,11 @@ def test_gaussian_nll_curvature_in_scale_where_the_square_overflows(
         ("exp(-x**2)", "gauss", 0.7071067811865476),
         # f'' = x*(x**2 - 3)*exp(-x**2/2), root sqrt(3).
         ("x*exp(-x**2/2)", "hermite", 1.7320508075688772),
+        # f' = log(x) + 1, root 1/e: log(x) rounds to -1 within 6e-8 there, 9 bits of f' at
+        # the float32 nearest 1/e; log_root writes log1p((x - 1/e)/(1/e)), exact there.
+        ("x*log(x)", "xlogx", 0.36787944117144233),
+        # f' = 2*x*(2*log|x| + 1), root exp(-1/2) (log_root after xlogy's 2*xlogy(x**2, |x|)).
+        ("x**2*log(x**2)", "x2logx2", 0.6065306597126334),
     ],
 )
 def test_second_derivative_next_to_an_irrational_root(
@@ -317,4 +328,27 @@ def test_second_derivative_next_to_an_irrational_root(
             np.float32(0.3),
         )
     ]
+    # Only where the function is real (x*log(x) is not for x < 0).
+    truth = sp.sympify(text, locals={"x": x})
+    points = [p for p in points if truth.subs(x, p[0]).is_real]
+    _check(fn, sp.sympify(text, locals={"x": x}), [x], points)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "points"),
+    [
+        # The normal density with its constant 1/sqrt(2*pi): f'' = c*(x - 1)*(x + 1)*exp(-x**2/2)
+        # is inf*0 = NaN from x = 1.8e19 wherever (x - 1)*(x + 1) is multiplied first;
+        # no_nan_product guards it in any order. The judge measured sqrt(2)/sqrt(pi) in
+        # float64, saw no NaN, and kept the unguarded form (whose printed order happened to
+        # be safe; its docstring reported 84% of points within 3 bits).
+        ("exp(-x**2/2)/sqrt(2*pi)", "normal_pdf", [(1e20,), (-3e38,), (1.5,)]),
+        # tanh(x/2) written with exponentials: its f' is 1/(2*cosh(x/2)**2), whose derivative
+        # is -sinh(x/2)/(2*cosh(x/2)**3), inf/inf from x = 179 on (tanh_over_cosh).
+        ("(1 - exp(-x))/(1 + exp(-x))", "tanh_half", [(200.0,), (-1e30,), (1.5,)]),
+    ],
+)
+def test_one_input_forms_finite_far_out(load_module, text, name, points) -> None:
+    x = sp.Symbol("x", real=True)
+    fn = getattr(load_module(text, name, ["x"]), name)
     _check(fn, sp.sympify(text, locals={"x": x}), [x], points)

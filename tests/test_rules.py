@@ -46,6 +46,10 @@ from generator.primitives import (
 from generator.stabilize import ECONOMIES, RULES, VARIANTS
 
 x, y, t = sp.symbols("x y t", real=True)
+# 1/e as the printer writes it, its float32 value, and what float32 lacks of it.
+E_INV = sp.Float(sp.N(sp.exp(-1), 20), 17)
+E32 = float(np.float32(sp.N(sp.exp(-1), 30)))
+E_REST = -float(sp.N(sp.exp(-1) - sp.Rational(E32), 20))
 
 GOOD_BITS = 3
 # More than half of float32's 24 significant bits wrong.
@@ -154,6 +158,16 @@ CASES: tuple[Case, ...] = (
             (log1p(x**2), True),
         ),
         {x: (1e20, -1e25)},
+    ),
+    # A monomial: x**2 flushes to 0 at 1e-20 (log(0), truth -92.1). It also rounds near |x| = 1
+    # where the log is near 0 (8 bits at 1.001, below this test's bar); 2*log|x| does neither,
+    # so it serves everywhere.
+    Case(
+        "log_of_polynomial",
+        sp.log(x**2),
+        2 * sp.log(sp.Abs(x)),
+        {x: (1e-20,)},
+        label="monomial",
     ),
     # Any polynomial: x**4 overflows beyond 4.3e9, log is inf; the truth at 1e10 is 92.1.
     Case(
@@ -448,6 +462,15 @@ CASES: tuple[Case, ...] = (
         label="coefficient",
         truth=(0.0,),
     ),
+    # x**2 flushes to 0 at 1e-20: 0*log(0) is NaN, the truth -9.2e-39 (flushed: 0). Near |x| = 1
+    # log(x**2) rounds where log|x| does not (8 bits at 1.001, below this test's bar).
+    Case(
+        "xlogy",
+        x**2 * sp.log(x**2),
+        2 * xlogy(x**2, sp.Abs(x)),
+        {x: (1e-20,)},
+        label="power",
+    ),
     # (1e20)**2 overflows: sqrt(inf) = inf; (1e-25)**2 underflows: sqrt(0) = 0.
     Case(
         "hypot",
@@ -570,6 +593,13 @@ CASES: tuple[Case, ...] = (
     ),
     # tanh(10) rounds to 1: 1 - tanh**2 = 0; the truth is 8.2e-9.
     Case("sech_squared", 1 - sp.tanh(x) ** 2, sp.cosh(x) ** -2, {x: (10.0, -10.0)}),
+    # sinh and cosh overflow together from x = 89: inf/inf = nan; the truth is 4*exp(-2x).
+    Case(
+        "tanh_over_cosh",
+        sp.sinh(x) / sp.cosh(x) ** 3,
+        sp.tanh(x) / sp.cosh(x) ** 2,
+        {x: (100.0, -100.0)},
+    ),
     # expm1(x)**2 overflows at x = 50 and 60 (2.7e43, 1.3e52): its reciprocal is 0 and so is the
     # product; the truth is about exp(-x), 1.9e-22 and 8.8e-27.
     Case(
@@ -620,6 +650,28 @@ CASES: tuple[Case, ...] = (
         x / y**2,
         ipow(x / y, 1) / y,
         {x: (1e-30, 1e30), y: (1e-30, 1e30)},
+    ),
+    # x*y overflows at 1e30 (inf/1e30 = inf, truth 1e30).
+    Case(
+        "divide_stepwise",
+        x * y / t,
+        y * ipow(x / t, 1),
+        {x: (1e30,), y: (1e30,), t: (1e30,)},
+        label="product",
+    ),
+    # log(x) + 1 at the float32 nearest 1/e: log(x) rounds to -1 within 6e-8, the truth is
+    # 2.5e-8. log1p of x less 1/e (in two parts, exact there) over 1/e does not round.
+    Case(
+        "log_root",
+        sp.log(x) + 1,
+        sp.Piecewise(
+            (
+                log1p((ipow(x - sp.Float(E32, 17), 1) + sp.Float(E_REST, 17)) / E_INV),
+                sp.Abs(x - E_INV) < E_INV / 2,
+            ),
+            (sp.log(x) + 1, True),
+        ),
+        {x: (E32,)},
     ),
     # softplus(z) - t*z at z = 3e5, t = 1 - 2**-24: z - t*z cancels to 0.0179 (t*z rounds by
     # 0.016); the reflected softplus(-z) + z*(1 - t) is exact.
@@ -694,6 +746,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("one_plus_tanh", 1 - sp.tanh(x) ** 2),
     ("sigmoid_difference", sigmoid(x) + sigmoid(-x)),
     ("sech_squared", 1 - sp.tanh(x) ** 3),
+    # sinh**2/cosh grows like cosh: no tanh form keeps it finite. Different arguments do not cancel.
+    ("tanh_over_cosh", sp.sinh(x) ** 2 / sp.cosh(x)),
+    ("tanh_over_cosh", sp.sinh(x) / sp.cosh(y) ** 2),
     ("exp_over_expm1_squared", sp.exp(x) / expm1(2 * x) ** 2),
     ("softplus_reflection", softplus(-x) + softplus(y)),
     ("balance_ratio", x / y**2),
@@ -708,6 +763,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_diff_exp", sp.log(sp.exp(x) + sp.exp(y))),
     ("log_diff_exp", sp.log(sp.exp(x) - 2 * sp.exp(y))),
     ("one_minus_cos", sp.cos(x) - 2),
+    # No constant; a root beyond float32's range (exp(-100)).
+    ("log_root", sp.log(x) + y),
+    ("log_root", sp.log(x) + 100),
     ("log_difference", sp.log(x) + sp.log(y)),
     ("log_difference", 2 * sp.log(x) - sp.log(y)),
     ("sqrt_difference", sp.sqrt(x) + sp.sqrt(y)),

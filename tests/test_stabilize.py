@@ -115,6 +115,20 @@ def test_best_takes_a_form_bad_at_half_the_points_within_the_slack() -> None:
     assert judge.best([plain, split], truth, (x,)) == split
 
 
+def test_best_measures_an_irrational_constant_factor_in_float32() -> None:
+    # The normal density's f'': with c = sqrt(2)/(2*sqrt(pi)) left symbolic, NumPy multiplies
+    # by a float64 scalar first and computes the rest in float64, where
+    # (x - 1)*(x + 1)*exp(-x**2/2) is finite at x = 1e20; in float32 it is inf*0 = NaN.
+    c = sp.sqrt(2) / (2 * sp.sqrt(sp.pi))
+    plain = c * (x - 1) * (x + 1) * sp.exp(-(x**2) / 2)
+    guarded = c * mul_no_nan((x - 1) * (x + 1), sp.exp(-(x**2) / 2))
+    truth = sp.diff(c * sp.exp(-(x**2) / 2), x, 2)
+    points, values, _ = judge.judged_points(truth, (x,))
+    _, plain_bad = judge._scored(plain, (x,), points, values)
+    assert plain_bad > 0
+    assert judge.best([plain, guarded], truth, (x,)) == guarded
+
+
 def test_cosh_and_sinh_print_from_exp_as_the_judge_evaluates_them() -> None:
     printer = TFPrinter(dtype_of="x")
     assert printer.doprint(sp.cosh(x)) == "(0.5 * (tf.math.exp(x) + tf.math.exp(-x)))"
