@@ -34,6 +34,9 @@ from generator.stabilize import (
 # (sp.cancel, sp.factor; full sp.simplify took seconds on gelu_tanh): the other
 # candidates are always there.
 SIMPLIFY_MAX_OPS = 60
+# Nor expressions with a higher integer power: sp.cancel expands (1 + x/1000)**1000 into a
+# thousand terms, and sp.factor of those ran for minutes.
+SIMPLIFY_MAX_POWER = 16
 # Larger derivatives are offered without their common factors pulled out (factor_terms
 # on exp(exp(...)) 50 deep, 23,000 ops, takes seconds).
 PULL_MAX_OPS = 200
@@ -130,7 +133,7 @@ def derive(
         # denominator and that factored (one quotient instead of a sum that cancels:
         # 1/x + 1/(1 - x) at x = 1e8); each distinct one stabilised once.
         sources = [*sources, raw_form]
-        if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS:
+        if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS and _max_power(raw_form) <= SIMPLIFY_MAX_POWER:
             together = sp.cancel(sp.together(raw_form))
             sources += [together, sp.factor(together)]
         forms = [stable(e) for e in dict.fromkeys(sources)]
@@ -220,6 +223,11 @@ def _pulled(form: sp.Expr) -> sp.Expr | None:
     of sinc's second derivative next to its root)."""
     pulled = sp.factor_terms(form)
     return pulled if _calls(pulled) < _calls(form) else None
+
+
+def _max_power(expr: sp.Expr) -> int:
+    """The largest |k| of the integer powers in `expr` (0 if none)."""
+    return max((abs(int(p.exp)) for p in expr.atoms(sp.Pow) if p.exp.is_Integer), default=0)
 
 
 def _check_defined(expr: sp.Expr, what: str) -> None:

@@ -891,6 +891,20 @@ def _log_root(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((k * log1p(_shifted(u, -r) / near), sp.Abs(u - near) < near / 2), (node, True))
 
 
+def _power_of_one_plus(node: sp.Expr) -> sp.Expr | None:
+    """(1 + v)**k = exp(k*log1p(v)) where 1 + v > 0, for |k| >= 8: 1 + v rounds by up to half
+    an ulp of 1, and the power multiplies that relative error by k ((1 + x/1000)**1000 near
+    x = 1 loses 10 bits); log1p(v) keeps v's bits. Elsewhere the power stays (it is real
+    there for an integer k)."""
+    if not (isinstance(node, sp.Pow) and node.exp.is_number and abs(node.exp) >= 8):
+        return None
+    base = node.base
+    if not (isinstance(base, sp.Add) and 1 in base.args) or not base.free_symbols:
+        return None
+    v = base - 1
+    return sp.Piecewise((sp.exp(node.exp * log1p(v)), v > -1), (node, True))
+
+
 def _sqrt_difference(node: sp.Expr) -> sp.Expr | None:
     """sqrt(a) - sqrt(b) = (a - b)/(sqrt(a) + sqrt(b)), with a - b simplified: the roots
     cancel where a is near b (sqrt(x + 1) - sqrt(x) at x = 1e8 is 0, truth 5e-5)."""
@@ -1202,6 +1216,11 @@ VARIANTS: tuple[Rule, ...] = (
         "k*log(u) + c near its root: log(u) is rounded where the sum is near 0; k*log1p((u - r)/r) is not",
         _log_root,
         stacks=True,
+    ),
+    Rule(
+        "power_of_one_plus",
+        "(1 + v)**k multiplies the rounding of 1 + v by k; exp(k*log1p(v)) does not round it",
+        _power_of_one_plus,
     ),
     Rule(
         "sqrt_difference",

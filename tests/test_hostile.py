@@ -513,6 +513,18 @@ def test_series_through_abs_is_not_attempted(tmp_path):
     compile(output.read_text(), str(output), "exec")
 
 
+def test_a_high_power_is_not_expanded(tmp_path):
+    """(1 + x/1000)**1000: sp.cancel expanded it into a thousand terms and sp.factor ran for
+    minutes; forms with integer powers above derive.SIMPLIFY_MAX_POWER are not put over a
+    common denominator (1 s)."""
+    output = tmp_path / "compound.py"
+    result = run_cli(
+        ["(1 + x/1000)**1000", "-o", str(output)], cwd=tmp_path, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    compile(output.read_text(), str(output), "exec")
+
+
 @pytest.mark.parametrize(
     "text, words",
     [

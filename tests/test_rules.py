@@ -659,6 +659,14 @@ CASES: tuple[Case, ...] = (
         {x: (1e30,), y: (1e30,), t: (1e30,)},
         label="product",
     ),
+    # (1 + x)**1e6 at x = 1e-7: 1 + x rounds to 1 + 1.19e-7 and the power to 1.127; the truth
+    # is 1.105 (exp(0.1)). log1p keeps x.
+    Case(
+        "power_of_one_plus",
+        (1 + x) ** 1000000,
+        sp.Piecewise((sp.exp(1000000 * log1p(x)), x > -1), ((1 + x) ** 1000000, True)),
+        {x: (float(np.float32(1e-7)),)},
+    ),
     # log(x) + 1 at the float32 nearest 1/e: log(x) rounds to -1 within 6e-8, the truth is
     # 2.5e-8. log1p of x less 1/e (in two parts, exact there) over 1/e does not round.
     Case(
@@ -763,6 +771,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_diff_exp", sp.log(sp.exp(x) + sp.exp(y))),
     ("log_diff_exp", sp.log(sp.exp(x) - 2 * sp.exp(y))),
     ("one_minus_cos", sp.cos(x) - 2),
+    # A low power (its rounding costs at most 3 bits); a base that is not 1 + v.
+    ("power_of_one_plus", (1 + x) ** 3),
+    ("power_of_one_plus", (2 + x) ** 10),
     # No constant; a root beyond float32's range (exp(-100)).
     ("log_root", sp.log(x) + y),
     ("log_root", sp.log(x) + 100),
