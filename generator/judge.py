@@ -106,6 +106,25 @@ def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
     return 4 * e / d * ((1 + e) / d)
 
 
+def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # As the printed helper, in float64 (its float64 regimes: start 2, 64 levels), rounded
+    # to u's dtype.
+    u = np.asarray(u)
+    w = u.astype(np.float64)
+    near = w < 2.0
+    w_near = np.where(near, w, 0.0)
+    w_far = np.maximum(w, 2.0)
+    with np.errstate(all="ignore"):
+        t_near = np.exp(-np.square(w_near)) / (math.sqrt(math.pi) * np.asarray(_erfc(w_near), dtype=np.float64))
+        s = w_far
+        for k in range(64, 1, -1):
+            s = w_far + (0.5 * k) / s
+    r_far = 0.5 / s
+    t = np.where(near, t_near, w_far + r_far)
+    r = np.where(near, t_near - w_near, r_far)
+    return t.astype(u.dtype), r.astype(u.dtype)
+
+
 def _clip(x: np.ndarray, lo: object, hi: object) -> np.ndarray:
     # As the printer emits it: a bound at float32's largest value is the dtype's own.
     # Python floats: a NumPy float64 bound would make a float32 result float64.
@@ -176,6 +195,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "exp_finite": _exp_finite,
     "tanh_softplus": _tanh_softplus,
     "tanh_softplus_slope": _tanh_softplus_slope,
+    "mills": _flushed(lambda u: _mills_parts(u)[0]),
+    "mills_gap": _flushed(lambda u: _mills_parts(u)[1]),
     "DiracDelta": np.zeros_like,
     "Heaviside": lambda x, *a: (np.asarray(x) > 0).astype(np.asarray(x).dtype),
 }
@@ -233,8 +254,9 @@ def _corners(n_vars: int) -> np.ndarray:
 # exactly (mpmath's exponents are unbounded: exp(1e38) is fine). Only a function
 # of an astronomically large value, such as erfc(expm1(1e38)) whose inner square
 # has a 2**254-bit exponent, would take mpmath minutes; beyond _MP_LARGE such
-# arguments saturate to the limit (inf, 0, +-1).
-_MP_LARGE = mpmath.mpf(10) ** 50
+# arguments saturate to the limit (inf, 0, +-1). 1e80 is above the square of the largest
+# point (1.2e77): exp(-x**2)/erfc(x) at x = 1e30 needs exp(-1e60) itself, not 0.
+_MP_LARGE = mpmath.mpf(10) ** 80
 _TRIG_LARGE = mpmath.mpf(10) ** 50
 
 
@@ -747,6 +769,9 @@ OP_COST: dict[str, float] = {
     "exp_finite": 1.5,
     "tanh_softplus": 2.5,
     "tanh_softplus_slope": 3.0,
+    # 47 levels of erfc's continued fraction (float32) and the quotient below them, under a where.
+    "mills": 8.0,
+    "mills_gap": 8.0,
     "where": 1.25,  # per condition of a Piecewise
 }
 ARITHMETIC_COST = 0.5  # + - * / and squares

@@ -135,7 +135,8 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "acosh": FunctionSpec(1, sp.acosh, "inverse hyperbolic cosine", _at_least_one),
     "atanh": FunctionSpec(1, sp.atanh, "inverse hyperbolic tangent", _inside_one),
     "erf": FunctionSpec(1, sp.erf, "error function"),
-    "erfc": FunctionSpec(1, sp.erfc, "complementary error function"),
+    # Ours keeps erfc(-u) as written; SymPy's makes it 2 - erfc(u), which is 2 - 2 for u << 0.
+    "erfc": FunctionSpec(1, prim.erfc, "complementary error function"),
     "abs": FunctionSpec(1, sp.Abs, "absolute value"),
     "sigmoid": FunctionSpec(1, prim.sigmoid, "1 / (1 + exp(-x))"),
     "softplus": FunctionSpec(1, prim.softplus, "log(1 + exp(x))"),

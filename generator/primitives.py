@@ -25,6 +25,8 @@ __all__ = [
     "log1p",
     "logaddexp",
     "logcosh",
+    "mills",
+    "mills_gap",
     "sigmoid",
     "sigmoid_slope",
     "softplus",
@@ -260,6 +262,55 @@ class erfc(sp.erfc):  # noqa: N801
         return sp.erfc(x)
 
 
+class mills(sp.Function):  # noqa: N801
+    """exp(-x**2)/(sqrt(pi)*erfc(x)) = 1/(sqrt(pi)*erfcx(x)), erfc's hazard (-d/dx log(erfc(x))
+    is 2*mills(x)). About x for large x, where exp(-x**2) and erfc(x) both underflow (from
+    x = 9.2 in float32); about exp(-x**2)/(2*sqrt(pi)) for x << 0.
+
+    Its derivative is 2*mills(x)*mills_gap(x): log(erfc(u)) and the forms around it keep
+    their derivatives in the vocabulary.
+    """
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x = self.args[0]
+        return 2 * self * mills_gap(x)
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+    def _eval_is_positive(self) -> bool | None:
+        return True if self.args[0].is_extended_real else None
+
+
+class mills_gap(sp.Function):  # noqa: N801
+    """mills(x) - x, computed without the cancellation: about 1/(2x) for large x (from erfc's
+    continued fraction), about -x for x << 0.
+
+    Its derivative is 2*mills(x)*mills_gap(x) - 1, which cancels for large x (beyond the
+    orders the judge measures).
+    """
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x = self.args[0]
+        return 2 * mills(x) * self - 1
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)) - x
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+    def _eval_is_positive(self) -> bool | None:
+        return True if self.args[0].is_extended_real else None
+
+
 class logcosh(sp.Function):  # noqa: N801
     """log(cosh(x)) without overflow of cosh."""
 
@@ -416,7 +467,12 @@ def naive(expr: sp.Expr) -> sp.Expr:
         hypot: lambda a, b: sp.sqrt(a**2 + b**2),
         hypot_ratio: lambda a, b: a / sp.sqrt(a**2 + b**2),
         logcosh: lambda x: sp.log(sp.cosh(x)),
-        erfc: lambda x: 1 - sp.erf(x),
+        # SymPy's erfc, not 1 - erf: mpmath computes erfc(1e20) directly, and 1 - erf(1e20)
+        # at no precision it reaches.
+        mills: lambda x: sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)),
+        mills_gap: lambda x: sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)) - x,
+        # Unevaluated: SymPy's erfc(-u) would be 2 - erfc(u), which mpmath cancels for u >> 0.
+        erfc: lambda x: sp.erfc(x, evaluate=False),
         ipow: lambda base, k: base**k,
         expm1: lambda x: sp.exp(x) - 1,
         log1p: lambda x: sp.log(1 + x),

@@ -68,12 +68,16 @@ HELPERS: dict[type, str] = {
     prim.sigmoid_slope: "_sigmoid_slope",
     prim.tanh_softplus: "_tanh_softplus",
     prim.tanh_softplus_slope: "_tanh_softplus_slope",
+    prim.mills: "_mills",
+    prim.mills_gap: "_mills_gap",
 }
 
 # Helpers whose custom gradients call other helpers: emitted together.
 HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_tanh_softplus": ("_tanh_softplus_slope",),
     "_tanh_softplus_slope": ("_tanh_softplus",),
+    "_mills": ("_mills_gap", "_mills_parts"),
+    "_mills_gap": ("_mills", "_mills_parts"),
 }
 
 

@@ -28,6 +28,7 @@ from generator.primitives import (
     log1p,
     logaddexp,
     logcosh,
+    mills,
     mul_exp,
     mul_no_nan,
     naive,
@@ -453,6 +454,72 @@ def _one_plus(
 
 # 1 + erf(u) = erfc(-u) and 1 - erf(u) = erfc(u).
 _one_plus_erf = _one_plus(sp.erf, lambda u: erfc(-u), erfc)
+
+
+def _erfc_and_exp(node: sp.Expr) -> sp.Expr | None:
+    """exp(w)/erfc(u) = sqrt(pi)*mills(u)*exp(w + u**2) and erfc(u)*exp(w) =
+    exp(w - u**2)/(sqrt(pi)*mills(u)), where the new exponent is simpler (0 in the pairs that
+    log(erfc(u))' and erfc(u)*exp(u**2) make): exp(-u**2) and erfc(u) underflow from u = 9.2
+    in float32, 0/0, where their quotient is about u."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for f in node.args:
+        base, k = f.as_base_exp()
+        if not (isinstance(base, sp.erfc) and k in (1, -1)):
+            continue
+        u = base.args[0]
+        for g in node.args:
+            if isinstance(g, sp.exp):
+                w = sp.expand(g.args[0] - k * u**2)
+                if sp.count_ops(w) < sp.count_ops(g.args[0]):
+                    rest = sp.Mul(*(h for h in node.args if h is not f and h is not g))
+                    return rest * (sp.sqrt(sp.pi) * mills(u)) ** -k * sp.exp(w)
+    return None
+
+
+def _log_of_erfc(node: sp.Expr) -> sp.Expr | None:
+    """log(c*erfc(u)), c > 0 a number (also log(c*(1 +- erf(w))), which is log(c*erfc(-+w))),
+    in three parts: -u**2 - log(sqrt(pi)*mills(u)) + log(c) for u > 1, where erfc underflows
+    (from u = 9.2 in float32, log(0) = -inf; the log is about -u**2); log1p(-erfc(-u)/2) +
+    log(2c) for u < -1, where erfc(u) = 2 - erfc(-u) rounds to 2 (log(erfc(u)/2), the log of
+    the normal CDF, is then log(1) = 0 where it is -erfc(-u)/2); log1p(-erf(u)) + log(c)
+    between, where erfc rounds near 1. Before the log1p rule, which would make
+    log1p(erf(w)) of log(1 + erf(w))."""
+    if not isinstance(node, sp.log):
+        return None
+    c, arg = sp.factor_terms(node.args[0]).as_coeff_Mul()
+    if not c.is_positive:
+        return None
+    if isinstance(arg, sp.erfc):
+        u = arg.args[0]
+    else:
+        found = _beside_one(arg, 1, lambda t: isinstance(t, sp.erf) or isinstance(-t, sp.erf))
+        if found is None or found[1] != 0:
+            return None
+        term = found[0]
+        u = -term.args[0] if isinstance(term, sp.erf) else (-term).args[0]
+    return sp.Piecewise(
+        (sp.log(c) - u**2 - sp.log(sp.sqrt(sp.pi) * mills(u)), u > 1),
+        (sp.log(2 * c) + log1p(-erfc(-u) / 2), u < -1),
+        (sp.log(c) + log1p(-sp.erf(u)), True),
+    )
+
+
+def _constant_into_piecewise(node: sp.Expr) -> sp.Expr | None:
+    """c + where(cond, a, b) = where(cond, c + a, c + b) for a constant c, so that a branch
+    holding -c cancels it exactly: the log of the normal CDF written log(1 + erf(w)) - log(2)
+    is log(2) + log1p(-erfc(-w)/2) - log(2) for w > 1, 0 where the truth is -erfc(-w)/2."""
+    if not isinstance(node, sp.Add):
+        return None
+    pieces = [a for a in node.args if isinstance(a, sp.Piecewise)]
+    c = sp.Add(*(a for a in node.args if a.is_number))
+    if len(pieces) != 1 or c == 0:
+        return None
+    (piece,) = pieces
+    rest = sp.Add(*(a for a in node.args if a is not piece and not a.is_number))
+    return rest + sp.Piecewise(*((e + c, cond) for e, cond in piece.args))
+
+
 # 1 + tanh(u) = 2*sigmoid(2u) and 1 - tanh(u) = 2*sigmoid(-2u): no cancellation as tanh(u) -> -1 or 1.
 _one_plus_tanh = _one_plus(sp.tanh, lambda u: 2 * sigmoid(2 * u), lambda u: 2 * sigmoid(-2 * u))
 
@@ -626,6 +693,16 @@ RULES: tuple[Rule, ...] = (
     Rule("log_sigmoid", "log(sigmoid(u)) underflows to -inf; -softplus(-u) does not", _log_of_sigmoid),
     Rule("expm1", "exp(u) - 1 and 1 - exp(u) cancel near 0; expm1 does not", _exp_minus_one),
     Rule("tanh", "(exp(u) - 1)/(exp(u) + 1) overflows; tanh(u/2) does not", _tanh_from_exps),
+    Rule(
+        "log_erfc",
+        "log(erfc(u)) is log(0) from u = 9.2 and rounds near u = 0; -u**2 - log(sqrt(pi)*mills(u)) and log1p(-erf(u)) do not",
+        _log_of_erfc,
+    ),
+    Rule(
+        "constant_into_where",
+        "c + where(cond, a, b): a branch holding -c cancels against c after the where; inside it cancels exactly",
+        _constant_into_piecewise,
+    ),
     Rule("log1p", "log(1 + u) loses u near 0; log1p does not", _log_one_plus),
     Rule("logcosh", "cosh overflows for |u| > 89; logcosh does not", _log_of_cosh),
     Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
@@ -639,6 +716,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("one_minus_cos", "1 - cos(u) and cos(u) - 1 cancel near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
     Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
+    Rule(
+        "erfc_tail",
+        "exp(-u**2) and erfc(u) underflow from u = 9.2 where their quotient is about u; erfc's hazard mills(u) does not",
+        _erfc_and_exp,
+    ),
+
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),

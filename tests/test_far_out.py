@@ -352,3 +352,69 @@ def test_one_input_forms_finite_far_out(load_module, text, name, points) -> None
     x = sp.Symbol("x", real=True)
     fn = getattr(load_module(text, name, ["x"]), name)
     _check(fn, sp.sympify(text, locals={"x": x}), [x], points)
+
+
+_X = sp.Symbol("x", real=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "truth", "points"),
+    [
+        # erfc underflows from x = 9.2 (log(0) = -inf; the truth is about -x**2), and near 0
+        # it rounds where its log is near 0 (stabilize's log_erfc; mills, erfc's hazard).
+        (
+            "log(erfc(x))",
+            "log_erfc",
+            sp.log(sp.erfc(_X)),
+            [(10.0,), (1e5,), (1e20,), (-1e-8,), (-30.0,), (2.2,)],
+        ),
+        # The log of the normal CDF: (1 + erf(-40/sqrt(2)))/2 is 0 (log(0)); the reference
+        # in erfc: 1 + erf(-40/sqrt(2)) is 1e-349, beyond 60 digits. (Near x = 8 the value
+        # rounds to 1 as written, -6.2e-16 as generated, 3 bits off: x/sqrt(2) rounds, and
+        # erfc is steep there; beyond this test's few ulps.)
+        (
+            "log((1 + erf(x/sqrt(2)))/2)",
+            "log_ndtr",
+            sp.log(sp.erfc(-_X / sp.sqrt(2), evaluate=False) / 2),
+            [(-40.0,), (-1e10,), (2.5,), (1.5,), (-1.0,)],
+        ),
+    ],
+)
+def test_logs_of_erfc_far_out(load_module, text, name, truth, points) -> None:
+    fn = getattr(load_module(text, name, ["x"]), name)
+    _check(fn, truth, [_X], points)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_erfc_hazard_helper_against_mpmath(load_module, dtype) -> None:
+    # erfc(x)*exp(x**2) is 1/(sqrt(pi)*mills(x)): the helper's two regimes (the quotient
+    # below its start, erfc's continued fraction above) and their seams (1.25 in float32,
+    # 2 in float64), in both dtypes;
+    # f and f' (f'' cancels for large x, beyond what the helper's gradient promises).
+    import tensorflow as tf
+
+    x = sp.Symbol("x", real=True)
+    module = load_module("erfc(x)*exp(x**2)", "erfcx", ["x"])
+    points = [-5.0, -0.5, 0.0, 0.5, 1.2, 1.25, 1.3, 1.9, 2.0, 2.1, 4.0, 10.0, 1e4, 1e30]
+    with tf.GradientTape() as tape:
+        xs = tf.constant(points, dtype=getattr(tf, dtype))
+        tape.watch(xs)
+        value = module.erfcx(xs)
+    slope = tape.gradient(value, xs)
+    ulp = float(np.finfo(getattr(np, dtype)).eps)
+    for p, got, got_slope in zip(points, value.numpy(), slope.numpy()):
+        with mpmath.workdps(60):
+            u = mpmath.mpf(p)
+            true = mpmath.erfc(u) * mpmath.exp(u * u)
+            true_slope = 2 * u * true - 2 / mpmath.sqrt(mpmath.pi)
+        # A few ulps: the quotient rounds exp(-x**2) by x**2's rounding (x up to 2).
+        assert abs(got - float(true)) <= 8 * ulp * float(true), (dtype, p, got, true)
+        if p < 1e4:  # beyond, the slope is below float32's smallest normal
+            assert abs(got_slope - float(true_slope)) <= 64 * ulp * abs(
+                float(true_slope)
+            ), (
+                dtype,
+                p,
+                got_slope,
+                true_slope,
+            )

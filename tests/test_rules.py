@@ -36,6 +36,7 @@ from generator.primitives import (
     log1p,
     logaddexp,
     logcosh,
+    mills,
     mul_exp,
     mul_no_nan,
     naive,
@@ -46,6 +47,7 @@ from generator.primitives import (
 from generator.stabilize import ECONOMIES, RULES, VARIANTS
 
 x, y, t = sp.symbols("x y t", real=True)
+LOG2 = sp.Float(0.6931471805599453, 17)
 # 1/e as the printer writes it, its float32 value, and what float32 lacks of it.
 E_INV = sp.Float(sp.N(sp.exp(-1), 20), 17)
 E32 = float(np.float32(sp.N(sp.exp(-1), 30)))
@@ -471,6 +473,52 @@ CASES: tuple[Case, ...] = (
         {x: (1e-20,)},
         label="power",
     ),
+    # (log1p(x) + log(2)) - log(2) at x = -1e-10 is 0 in float32; inside the branch the two
+    # logs cancel exactly and log1p(x) = -1e-10 is left. (log(2) as the number the module
+    # has: a symbolic one would make NumPy compute the naive shape in float64.)
+    Case(
+        "constant_into_where",
+        sp.Piecewise((log1p(x) + LOG2, x < 0), (x, True)) - LOG2,
+        sp.Piecewise((log1p(x), x < 0), (x - LOG2, True)),
+        {x: (-float(np.float32(1e-10)),)},
+    ),
+    # exp(-100) and erfc(10) both flush to 0 in float32: 0/0; the truth is 10.05.
+    Case(
+        "erfc_tail", sp.exp(-(x**2)) / erfc(x), sp.sqrt(sp.pi) * mills(x), {x: (10.0,)}
+    ),
+    # exp(100) overflows and erfc(10) flushes: inf*0; the truth is 0.0561.
+    Case(
+        "erfc_tail",
+        erfc(x) * sp.exp(x**2),
+        1 / (sp.sqrt(sp.pi) * mills(x)),
+        {x: (10.0,)},
+        label="scaled",
+    ),
+    # erfc(10) flushes to 0: log(0); the truth is -102.9. erfc(-1e-8) rounds to 1: log(1) = 0;
+    # the truth is 1.1e-8.
+    Case(
+        "log_erfc",
+        sp.log(erfc(x)),
+        sp.Piecewise(
+            (-(x**2) - sp.log(sp.sqrt(sp.pi) * mills(x)), x > 1),
+            (sp.log(2) + log1p(-erfc(-x) / 2), x < -1),
+            (log1p(-sp.erf(x)), True),
+        ),
+        {x: (10.0, -float(np.float32(1e-8)))},
+    ),
+    # The log of the normal CDF as users write it (x for x/sqrt(2)): (1 + erf(5))/2 rounds to
+    # 1, log(1) = 0 where the truth is -7.7e-13; 1 + erf(-10) is 0, log(0), truth -104.9.
+    Case(
+        "log_erfc",
+        sp.log((1 + sp.erf(x)) / 2),
+        sp.Piecewise(
+            (-sp.log(2) - x**2 - sp.log(sp.sqrt(sp.pi) * mills(-x)), -x > 1),
+            (log1p(-erfc(x) / 2), -x < -1),
+            (-sp.log(2) + log1p(sp.erf(x)), True),
+        ),
+        {x: (5.0, -10.0)},
+        label="cdf",
+    ),
     # (1e20)**2 overflows: sqrt(inf) = inf; (1e-25)**2 underflows: sqrt(0) = 0.
     Case(
         "hypot",
@@ -774,6 +822,12 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # A low power (its rounding costs at most 3 bits); a base that is not 1 + v.
     ("power_of_one_plus", (1 + x) ** 3),
     ("power_of_one_plus", (2 + x) ** 10),
+    # No constant beside the where.
+    ("constant_into_where", sp.Piecewise((x, x > 0), (-x, True)) + y),
+    # exp(x)/erfc(x): no exponent for erfc's tail to absorb. A sum in the log; a negative one.
+    ("erfc_tail", sp.exp(x) / erfc(x)),
+    ("log_erfc", sp.log(erfc(x) + y)),
+    ("log_erfc", sp.log(-erfc(x))),
     # No constant; a root beyond float32's range (exp(-100)).
     ("log_root", sp.log(x) + y),
     ("log_root", sp.log(x) + 100),
