@@ -107,8 +107,8 @@ def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
 
 
 def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    # As the printed helper, in float64 (its float64 regimes: start 2, 64 levels), rounded
-    # to u's dtype.
+    # As the printed helper, in float64 (its float64 regimes: start 2, 48 levels and their
+    # tail's fixed point), rounded to u's dtype.
     u = np.asarray(u)
     w = u.astype(np.float64)
     near = w < 2.0
@@ -116,8 +116,8 @@ def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     w_far = np.maximum(w, 2.0)
     with np.errstate(all="ignore"):
         t_near = np.exp(-np.square(w_near)) / (math.sqrt(math.pi) * np.asarray(_erfc(w_near), dtype=np.float64))
-        s = w_far
-        for k in range(64, 1, -1):
+        s = 0.5 * (w_far + np.sqrt(np.square(w_far) + 2.0 * 49))
+        for k in range(48, 1, -1):
             s = w_far + (0.5 * k) / s
     r_far = 0.5 / s
     t = np.where(near, t_near, w_far + r_far)
@@ -769,7 +769,7 @@ OP_COST: dict[str, float] = {
     "exp_finite": 1.5,
     "tanh_softplus": 2.5,
     "tanh_softplus_slope": 3.0,
-    # 47 levels of erfc's continued fraction (float32) and the quotient below them, under a where.
+    # 23 levels of erfc's continued fraction (float32), a sqrt, and the quotient below them, under a where.
     "mills": 8.0,
     "mills_gap": 8.0,
     "where": 1.25,  # per condition of a Piecewise
