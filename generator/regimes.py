@@ -217,7 +217,8 @@ def _leading_exp_term(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr,
     if any(a.has(x) for a in body.atoms(sp.exp)):
         return None
     try:
-        far = float(g0.subs(x, sign * 10**6))
+        # A Float: at the Integer 10**6, SymPy computes y**y exactly (6 million digits).
+        far = float(g0.subs(x, sp.Float(sign * 1e6)))
     except (TypeError, ValueError):
         return None
     if not far or not np.isfinite(far):
@@ -236,7 +237,9 @@ def _leading_exp_term(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr,
             return None
     c, k = found
     c = c.xreplace({sp.log(small): g})
-    if c.has(small) or not k.is_Rational or c == 0 or c.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+    # AccumBounds: sin(cosh(y)) far out oscillates, and SymPy's leading term is the interval
+    # <-1, 1>, which has no value to compute (it crashed lambdify).
+    if c.has(small) or not k.is_Rational or c == 0 or c.has(sp.nan, sp.zoo, sp.oo, -sp.oo, sp.AccumBounds):
         return None
     return c, k, g
 
@@ -432,8 +435,10 @@ def _regular_at_zero(textbook: sp.Expr, x: sp.Symbol) -> bool:
 def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | None:
     """SymPy's Taylor series at 0 of the textbook form, for a removable singularity there
     (sin(x)/x); differentiated k times. Not through abs or sign, which have no Taylor
-    series at 0 (SymPy's of acosh(abs(x)**tanh(x)) ran for minutes)."""
-    if textbook.has(sp.Abs, sp.sign):
+    series at 0 (SymPy's of acosh(abs(x)**tanh(x)) ran for minutes), nor through a power
+    with x in its base and exponent or a log of what vanishes at 0 (x**x is exp(x*log(x));
+    SymPy's series of expm1(acos(x**x))' ran for minutes, to a result with log(x))."""
+    if textbook.has(sp.Abs, sp.sign) or _branch_point_at_zero(textbook, x):
         return None
     try:
         series = sp.diff(sp.series(textbook, x, 0, SERIES_TERMS + k).removeO(), x, k)
@@ -442,6 +447,19 @@ def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | N
     if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):
         return None
     return series
+
+
+def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
+    """Whether `e` has x**g(x) or log(u) with u = 0 at x = 0: no Taylor series there."""
+    if any(p.exp.has(x) and p.base.has(x) for p in e.atoms(sp.Pow)):
+        return True
+    for log in e.atoms(sp.log):
+        try:
+            if log.args[0].subs(x, 0) == 0:
+                return True
+        except (ArithmeticError, ValueError, TypeError):
+            continue
+    return False
 
 
 def _numeric_taylor(exact: Callable, x: sp.Symbol) -> sp.Expr | None:

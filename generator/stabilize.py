@@ -485,7 +485,7 @@ def _log_of_erfc(node: sp.Expr) -> sp.Expr | None:
     the normal CDF, is then log(1) = 0 where it is -erfc(-u)/2); log1p(-erf(u)) + log(c)
     between, where erfc rounds near 1. Before the log1p rule, which would make
     log1p(erf(w)) of log(1 + erf(w))."""
-    if not isinstance(node, sp.log):
+    if not (isinstance(node, sp.log) and node.args[0].has(sp.erf, sp.erfc)):
         return None
     c, arg = sp.factor_terms(node.args[0]).as_coeff_Mul()
     if not c.is_positive:

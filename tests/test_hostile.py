@@ -513,6 +513,24 @@ def test_series_through_abs_is_not_attempted(tmp_path):
     compile(output.read_text(), str(output), "exec")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # SymPy's leading term of sin(cosh(y)) far out is the interval <-1, 1>
+        # (AccumBounds), which crashed lambdify (exit 123).
+        "sin(cosh(y))",
+        # y**y at the Integer 10**6 was computed exactly (6 million digits), then SymPy's
+        # series at 0 of a form with log(y) ran for a minute.
+        "expm1(acos(y**y))",
+    ],
+)
+def test_fuzzer_finds_of_session_10_generate(tmp_path, text):
+    output = tmp_path / "found.py"
+    result = run_cli([text, "-o", str(output)], cwd=tmp_path, timeout=60)
+    assert result.returncode == 0, result.stderr
+    compile(output.read_text(), str(output), "exec")
+
+
 def test_a_high_power_is_not_expanded(tmp_path):
     """(1 + x/1000)**1000: sp.cancel expanded it into a thousand terms and sp.factor ran for
     minutes; forms with integer powers above derive.SIMPLIFY_MAX_POWER are not put over a
