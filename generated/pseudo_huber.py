@@ -6,7 +6,7 @@
 Forms computed (after stabilisation):
 
     f(x) = x*(x/(1 + hypot(1, x)))
-    f'(x) = (2 - hypot_ratio(x, 1)*(x/(1 + hypot(1, x))))*(x/(1 + hypot(1, x)))
+    f'(x) = x*(1 - hypot_ratio(x, 1)*(x/(1 + hypot(1, x))))/(1 + hypot(1, x)) + (x/(1 + hypot(1, x)))
     f''(x) = 1/(x**2*hypot(1, x) + hypot(1, x))
 
 Derivatives of order 2 and below come from the formulas above. Beyond
@@ -75,7 +75,7 @@ def _pseudo_huber(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            d_x = t1 * (2.0 - t1 * _hypot_ratio(x, tf.constant(1.0, x.dtype)))
+            d_x = t1 + t1 * (1.0 - t1 * _hypot_ratio(x, tf.constant(1.0, x.dtype)))
 
             def second_order_gradient(dd_x):
                 d_x_x = 1.0 / (hypot_1_x + hypot_1_x * tf.math.square(x))

@@ -325,13 +325,43 @@ _MP_FUNCTIONS = {
     "DiracDelta": lambda u, *order: mpmath.mpf(0),
     "Heaviside": lambda u, *h0: mpmath.mpf(1) if u > 0 else mpmath.mpf(0),
     "sign": mpmath.sign,
+    "variable_power": lambda a, b: _variable_power(a, b),
 }
+
+
+class variable_power(sp.Function):  # noqa: N801 - SymPy names functions in lower case
+    """a**b with the input in the exponent, for mpmath: see _variable_power."""
+
+
+def _variable_power(a: object, b: object) -> object:
+    """a**b, saturated (0 or +-inf) where |b*log|a|| is beyond _MP_LARGE, and undefined (nan)
+    where it is complex with |b*log|a|| beyond 1e5 (as _complex_exp). mpmath would carry the
+    exponent of e**(10**(3e31)) exactly, or exp of a complex argument with a huge real part:
+    (logaddexp(3, x))**hypot(asin(x), y**y) at y = 1e30 ran for minutes, for no float."""
+    if a == 0:
+        return a**b
+    complex_result = isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc) or (a < 0 and b != mpmath.floor(b))
+    scale = mpmath.re(b) * mpmath.log(abs(a))
+    if abs(scale) > _MP_LARGE:
+        if complex_result:
+            return mpmath.nan
+        if scale < 0:
+            return mpmath.mpf(0)
+        odd = a < 0 and mpmath.floor(b / 2) * 2 != b
+        return -mpmath.inf if odd else mpmath.inf
+    if complex_result and abs(scale) > _MP_COMPLEX_LARGE:
+        return mpmath.nan
+    return a**b
 
 
 @functools.lru_cache(maxsize=256)
 def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[..., object]:
     # docstring_limit=0: as in _numpy_function.
-    return sp.lambdify(symbols, prim.naive(expr), modules=[_MP_FUNCTIONS, "mpmath"], cse=True, docstring_limit=0)
+    textbook = prim.naive(expr).replace(
+        lambda e: isinstance(e, sp.Pow) and not e.exp.is_number and not e.base.is_number,
+        lambda e: variable_power(e.base, e.exp),
+    )
+    return sp.lambdify(symbols, textbook, modules=[_MP_FUNCTIONS, "mpmath"], cse=True, docstring_limit=0)
 
 
 def reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:

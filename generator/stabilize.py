@@ -144,6 +144,30 @@ def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
     return _log_sum_exp(args)
 
 
+def _logaddexp_less_argument(node: sp.Expr) -> sp.Expr | None:
+    """logaddexp(a, b, ...) - a = logaddexp(0, b - a, ...), softplus(b - a) for two: the
+    difference cancels where a dominates (log(exp(x) + exp(y)) - x at x = y = -2.5e38 is
+    -2.5e38 - (-2.5e38) = 0; the truth is log(2))."""
+    if not isinstance(node, sp.Add):
+        return None
+    for term in node.args:
+        if not isinstance(term, logaddexp):
+            continue
+        leaves = _logaddexp_leaves(term)
+        for other in node.args:
+            if other is not term and -other in leaves:
+                rest = sp.Add(*(t for t in node.args if t is not term and t is not other))
+                return rest + _log_sum_exp([leaf + other for leaf in leaves])
+    return None
+
+
+def _logaddexp_leaves(term: sp.Expr) -> list[sp.Expr]:
+    """The arguments of nested logaddexp calls: logaddexp(z, logaddexp(x, y)) has x, y, z."""
+    if not isinstance(term, logaddexp):
+        return [term]
+    return [leaf for arg in term.args for leaf in _logaddexp_leaves(arg)]
+
+
 def _log_one_minus_exp(node: sp.Expr) -> sp.Expr | None:
     argument = _log_argument(node)
     if argument is None:
@@ -545,20 +569,16 @@ def _balance_ratio(node: sp.Expr) -> sp.Expr | None:
 
 def _divide_stepwise(node: sp.Expr) -> sp.Expr | None:
     """a / b**n = (a/b) / b**(n-1), the quotient kept as ipow(a/b, 1): b**n over- or
-    underflows where a/b**n need not ((x - m)/s**2 at x = m, s = 1e-36 is 0/0). Also a*c/b
-    = c*(a/b): the product a*c overflows where the quotient need not (x*y/hypot(x, y) at
-    x = y = 1e22 is inf, truth 7e21)."""
+    underflows where a/b**n need not ((x - m)/s**2 at x = m, s = 1e-36 is 0/0)."""
     if not isinstance(node, sp.Mul):
         return None
-    nums = [f for f in node.args if not f.is_number and not (isinstance(f, sp.Pow) and f.exp.is_negative)]
     for den in node.args:
-        if not (isinstance(den, sp.Pow) and den.exp.is_Integer and den.exp <= -1) or den.base.is_number:
+        if not (isinstance(den, sp.Pow) and den.exp.is_Integer and den.exp <= -2) or den.base.is_number:
             continue
-        if den.exp == -1 and len(nums) < 2:
-            continue
-        for num in nums:
-            rest = [f for f in node.args if f is not num and f is not den]
-            return sp.Mul(*rest) * ipow(num / den.base, 1) * den.base ** (den.exp + 1)
+        for num in node.args:
+            if num is not den and not num.is_number and not (isinstance(num, sp.Pow) and num.exp.is_negative):
+                rest = [f for f in node.args if f is not num and f is not den]
+                return sp.Mul(*rest) * ipow(num / den.base, 1) * den.base ** (den.exp + 1)
     return None
 
 
@@ -676,6 +696,11 @@ def _balance_gaussian(node: sp.Expr) -> sp.Expr | None:
 
 RULES: tuple[Rule, ...] = (
     Rule("log_sum_exp", "log(exp(a) + exp(b) + ...) overflows; logaddexp/softplus do not", _log_of_sum_of_exps),
+    Rule(
+        "logaddexp_shift",
+        "logaddexp(a, b) - a cancels where a dominates; softplus(b - a) does not",
+        _logaddexp_less_argument,
+    ),
     Rule("log1mexp", "log(1 - exp(-x)) cancels near 0; log1mexp switches forms", _log_one_minus_exp),
     Rule(
         "log_diff_exp",
@@ -986,6 +1011,28 @@ def _power_of_one_plus(node: sp.Expr) -> sp.Expr | None:
         return None
     v = base - 1
     return sp.Piecewise((sp.exp(node.exp * log1p(v)), v > -1), (node, True))
+
+
+def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
+    """softplus(a) - softplus(b) = log1p(expm1(a - b)*sigmoid(b)) for 0 <= a - b < 80 (and the
+    mirror image for b > a): both softplus are about a where a >> 0, and their difference
+    keeps float32's absolute 1e-3 of a = 1e4 (0 at a = 1e4, b = a - 1e-3; the truth is 1e-3,
+    a log-likelihood ratio of two logistic models). Elsewhere the difference stays: expm1
+    would overflow, and the difference is then at least 80; or both softplus are below
+    exp(-80) and accurate to the last bit relative."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, softplus))
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    a, b = plus.args[0], minus.args[0]
+    d = sp.expand(a - b)
+    # The sigmoid of the smaller argument above -80, where it would flush to 0 in float32
+    # while its product with expm1 need not (softplus(-10) - softplus(-89) is 4.5e-5).
+    return rest + c * sp.Piecewise(
+        (log1p(expm1(d) * sigmoid(b)), (d >= 0) & (d < 80) & (b > -80)),
+        (-log1p(expm1(-d) * sigmoid(a)), (d < 0) & (d > -80) & (a > -80)),
+        (plus - minus, True),
+    )
 
 
 def _sqrt_difference(node: sp.Expr) -> sp.Expr | None:
@@ -1304,6 +1351,11 @@ VARIANTS: tuple[Rule, ...] = (
         "power_of_one_plus",
         "(1 + v)**k multiplies the rounding of 1 + v by k; exp(k*log1p(v)) does not round it",
         _power_of_one_plus,
+    ),
+    Rule(
+        "softplus_difference",
+        "softplus(a) - softplus(b) cancels where a and b are near and large; log1p(expm1(a - b)*sigmoid(b)) does not",
+        _softplus_difference,
     ),
     Rule(
         "sqrt_difference",

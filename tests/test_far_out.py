@@ -263,7 +263,8 @@ def test_products_with_a_factor_that_flushes_or_overflows(
         ("x**2/(1 + x**2 + y**2)", "share", [(1e20, 1e20), (-3e30, 1e30), (0.5, -2.0)]),
         # x/y overflows: log(inf) (log_of_quotient: log(sign(y)*x) - log|y|).
         ("log(x/y)", "log_ratio", [(1e30, 1e-30), (-1e30, -1e-30), (1.5, 0.5)]),
-        # x*y overflows at 1e22 where the quotient is 7e21: y*(x/hypot(x, y)) (divide_stepwise).
+        # x*y overflows at 1e22 where the quotient is 7e21: the module shares y/hypot(x, y)
+        # with its derivatives and computes f as (y/hypot(x, y))*x.
         (
             "x*y/sqrt(x**2 + y**2)",
             "product_over_norm",
