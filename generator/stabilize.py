@@ -618,6 +618,19 @@ def _one_minus_tanh_squared(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _zero_branch(node: sp.Expr) -> sp.Expr | None:
+    """r*where(c, 0, v) = where(c, 0, r*v): the derivative of a function of min, max or where
+    is 0 on a constant branch, and r may be inf or NaN there (asin(min(1, x))' is
+    where(x >= 1, 0, 1)/sqrt(1 - where(x >= 1, 1, x**2)), 0/0 for x >= 1; the truth is 0)."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for piece in node.args:
+        if isinstance(piece, sp.Piecewise) and any(v == 0 for v, _ in piece.args):
+            rest = sp.Mul(*(f for f in node.args if f is not piece))
+            return sp.Piecewise(*((v if v == 0 else rest * v, c) for v, c in piece.args))
+    return None
+
+
 def _tanh_over_cosh(node: sp.Expr) -> sp.Expr | None:
     """sinh(u)**a/cosh(u)**b = tanh(u)**a/cosh(u)**(b - a) for 1 <= a <= b: sinh and cosh
     overflow together at |u| = 89, inf/inf (tanh(x/2)'' from its derivative 1/(2*cosh(x/2)**2)
@@ -750,6 +763,7 @@ RULES: tuple[Rule, ...] = (
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
+    Rule("zero_branch", "r*where(c, 0, v) is 0*inf = NaN where r is inf on the zero branch; where(c, 0, r*v) is 0", _zero_branch),
     Rule("tanh_over_cosh", "sinh(u)/cosh(u)**k is inf/inf for |u| > 89; tanh(u)/cosh(u)**(k-1) is not", _tanh_over_cosh),
     Rule("exp_over_expm1_squared", "exp(u)/expm1(u)**2 is inf/inf where exp overflows", _exp_over_expm1_squared),
     Rule("softplus_reflection", "a*softplus(-u) + b*softplus(u) cancels for large a, b", _softplus_reflection),
@@ -1033,6 +1047,43 @@ def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
         (-log1p(expm1(-d) * sigmoid(a)), (d < 0) & (d > -80) & (a > -80)),
         (plus - minus, True),
     )
+
+
+def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
+    """sigmoid(a) - sigmoid(b) = -expm1(b - a)*sigmoid(a)*sigmoid(-b): the difference cancels
+    where a is near b (an ordinal model's class probability sigmoid(t1 - u) - sigmoid(t0 - u);
+    its log at a = 1.2e-13, b = 0 was log(0)); the product does not. Where expm1 would
+    overflow (b - a >= 80) or a factor flush (a <= -80, b >= 80), the difference, reflected
+    where both sigmoids are near 1 (sigmoid(-b) - sigmoid(-a) for a + b > 0: sigmoid(1e36) -
+    sigmoid(30) is 1 - 1 = 0, truth 9.4e-14)."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, sigmoid))
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    a, b = plus.args[0], minus.args[0]
+    d = sp.expand(b - a)
+    return rest + c * sp.Piecewise(
+        (-expm1(d) * sigmoid(a) * sigmoid(-b), (d < 80) & (a > -80) & (b < 80)),
+        (sigmoid(-b) - sigmoid(-a), a + b > 0),
+        (plus - minus, True),
+    )
+
+
+def _log_of_sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
+    """log(c*(sigmoid(a) - sigmoid(b))) = log(c) + log1mexp(a - b) - softplus(-a) - softplus(b),
+    c > 0: the log of an ordinal model's class probability in log space. The difference
+    flushes to 0 where its log is finite (sigmoid(3.7e25) - sigmoid(89) is sigmoid(-89) =
+    2.2e-39: log(0), truth -89) and rounds where it is near 1. NaN for a < b, as the log is."""
+    if not isinstance(node, sp.log):
+        return None
+    found = _pair_of_opposites(node.args[0], lambda f: isinstance(f, sigmoid))
+    if found is None or found[3] != 0 or not found[0].is_number:
+        return None
+    c, plus, minus, _ = found
+    if c < 0:
+        c, plus, minus = -c, minus, plus
+    a, b = plus.args[0], minus.args[0]
+    return sp.log(c) + log1mexp(sp.expand(a - b)) - softplus(-a) - softplus(b)
 
 
 def _sqrt_difference(node: sp.Expr) -> sp.Expr | None:
@@ -1356,6 +1407,16 @@ VARIANTS: tuple[Rule, ...] = (
         "softplus_difference",
         "softplus(a) - softplus(b) cancels where a and b are near and large; log1p(expm1(a - b)*sigmoid(b)) does not",
         _softplus_difference,
+    ),
+    Rule(
+        "sigmoid_gap",
+        "sigmoid(a) - sigmoid(b) cancels where a is near b or both are large; -expm1(b - a)*sigmoid(a)*sigmoid(-b) does not",
+        _sigmoid_gap,
+    ),
+    Rule(
+        "log_sigmoid_gap",
+        "log(sigmoid(a) - sigmoid(b)) is log(0) where the difference flushes; log1mexp(a - b) - softplus(-a) - softplus(b) is not",
+        _log_of_sigmoid_gap,
     ),
     Rule(
         "sqrt_difference",

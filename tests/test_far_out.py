@@ -419,3 +419,23 @@ def test_erfc_hazard_helper_against_mpmath(load_module, dtype) -> None:
                 got_slope,
                 true_slope,
             )
+
+
+def test_derivatives_on_a_constant_branch_are_zero(load_module) -> None:
+    # The fuzzer's asin(min(1, x)): f' was where(x >= 1, 0, 1)/sqrt(1 - where(x >= 1, 1, x**2)),
+    # 0/0 = NaN for x >= 1, where the function is the constant pi/2 (stabilize's zero_branch).
+    import tensorflow as tf
+
+    fn = load_module("asin(min(1, x))", "clipped_asin", ["x"]).clipped_asin
+    xs = tf.constant([1.45, 1.0, 0.5], tf.float32)
+    with tf.GradientTape() as outer:
+        outer.watch(xs)
+        with tf.GradientTape() as inner:
+            inner.watch(xs)
+            value = fn(xs)
+        first = inner.gradient(value, xs)
+    second = outer.gradient(first, xs)
+    assert first.numpy()[:2].tolist() == [0.0, 0.0]
+    assert second.numpy()[:2].tolist() == [0.0, 0.0]
+    assert np.isclose(first.numpy()[2], 1 / np.sqrt(0.75), rtol=TOL)
+    assert np.isclose(second.numpy()[2], 0.5 / 0.75**1.5, rtol=TOL)

@@ -506,6 +506,43 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (float(np.float32(1.16e-13)),), y: (0.0,)},
     ),
+    # sigmoid(1.2e-13) and sigmoid(0) both round to 1/2: the difference is 0; the truth is
+    # 2.9e-14. (Matched from its negative term, as softplus_difference is.)
+    Case(
+        "sigmoid_gap",
+        sigmoid(x) - sigmoid(y),
+        -sp.Piecewise(
+            (
+                -expm1(x - y) * sigmoid(y) * sigmoid(-x),
+                (x - y < 80) & (y > -80) & (x < 80),
+            ),
+            (sigmoid(-x) - sigmoid(-y), x + y > 0),
+            (sigmoid(y) - sigmoid(x), True),
+        ),
+        {x: (float(np.float32(1.16e-13)),), y: (0.0,)},
+    ),
+    # sigmoid(3.7e25) - sigmoid(89) is sigmoid(-89) = 2.2e-39, flushed: log(0); the truth is -89.
+    Case(
+        "log_sigmoid_gap",
+        sp.log(sigmoid(x) - sigmoid(y)),
+        log1mexp(x - y) - softplus(-x) - softplus(y),
+        {x: (3.68e25,), y: (89.0,)},
+        tolerance=1e-20,  # 60 digits hold 1 - sigmoid(89) to 1e-23
+    ),
+    # As in asin(min(1, x))' = where(x >= 1, 0, 1)/sqrt(1 - where(x >= 1, 1, x**2)), here the
+    # derivative of -log(2000 - min(x, 2000)): at x = 2500 it is 0/0; the function is constant
+    # there.
+    Case(
+        "zero_branch",
+        sp.Piecewise((0, x >= 2000), (1, True))
+        / (2000 - sp.Piecewise((2000, x >= 2000), (x, True))),
+        sp.Piecewise(
+            (0, x >= 2000),
+            (1 / (2000 - sp.Piecewise((2000, x >= 2000), (x, True))), True),
+        ),
+        {x: (2500.0,)},
+        truth=(0.0,),
+    ),
     # (log1p(x) + log(2)) - log(2) at x = -1e-10 is 0 in float32; inside the branch the two
     # logs cancel exactly and log1p(x) = -1e-10 is left. (log(2) as the number the module
     # has: a symbolic one would make NumPy compute the naive shape in float64.)
@@ -850,6 +887,11 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # A sum of softplus, and a difference with different coefficients.
     ("softplus_difference", softplus(x) + softplus(y)),
     ("softplus_difference", softplus(x) - 2 * softplus(y)),
+    # A sum of sigmoids; the log of a difference with more beside it.
+    ("sigmoid_gap", sigmoid(x) + sigmoid(y)),
+    ("log_sigmoid_gap", sp.log(sigmoid(x) - sigmoid(y) + t)),
+    # No zero branch.
+    ("zero_branch", x * sp.Piecewise((1, x > 0), (2, True))),
     # Neither argument is subtracted; one is added.
     ("logaddexp_shift", logaddexp(x, y) - t),
     ("logaddexp_shift", logaddexp(x, y) + x),
