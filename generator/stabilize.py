@@ -489,7 +489,7 @@ def _erfc_and_exp(node: sp.Expr) -> sp.Expr | None:
         return None
     for f in node.args:
         base, k = f.as_base_exp()
-        if not (isinstance(base, sp.erfc) and k in (1, -1)):
+        if not (isinstance(base, sp.erfc) and k in (1, -1)) or base.args[0].is_number:
             continue
         u = base.args[0]
         for g in node.args:
@@ -522,6 +522,8 @@ def _log_of_erfc(node: sp.Expr) -> sp.Expr | None:
             return None
         term = found[0]
         u = -term.args[0] if isinstance(term, sp.erf) else (-term).args[0]
+    if u.is_number:
+        return None  # a constant (log(erfc(10))): no input to underflow with
     return sp.Piecewise(
         (sp.log(c) - u**2 - sp.log(sp.sqrt(sp.pi) * mills(u)), u > 1),
         (sp.log(2 * c) + log1p(-erfc(-u) / 2), u < -1),
