@@ -328,7 +328,9 @@ def _removable_points(truth: sp.Expr, x: sp.Symbol) -> list[sp.Rational]:
             poly = sp.Poly(polynomial, x)
         except sp.PolynomialError:
             continue
-        if 1 <= poly.degree() <= 4:
+        # Rational coefficients only: real_roots has no order over ZZ[log(2)] (the fuzzer's
+        # log1p(logaddexp(x, x)), where x + log(2) vanishes at -log(2), not a float).
+        if 1 <= poly.degree() <= 4 and poly.domain in (sp.ZZ, sp.QQ):
             roots.update(sp.real_roots(poly))
     if not roots:
         return []
