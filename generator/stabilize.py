@@ -1031,11 +1031,11 @@ def _power_of_one_plus(node: sp.Expr) -> sp.Expr | None:
 
 def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
     """softplus(a) - softplus(b) = log1p(expm1(a - b)*sigmoid(b)) for 0 <= a - b < 80 (and the
-    mirror image for b > a): both softplus are about a where a >> 0, and their difference
-    keeps float32's absolute 1e-3 of a = 1e4 (0 at a = 1e4, b = a - 1e-3; the truth is 1e-3,
-    a log-likelihood ratio of two logistic models). Elsewhere the difference stays: expm1
-    would overflow, and the difference is then at least 80; or both softplus are below
-    exp(-80) and accurate to the last bit relative."""
+    mirror image for b > a): the difference of two log-likelihoods of logistic models cancels
+    where a is near b (softplus(1.2e-13) and softplus(0) both round to log(2): 0, the truth is
+    5.8e-14). Elsewhere the difference stays: expm1 would overflow, and the difference is
+    then at least 80; or both softplus are below exp(-80) and accurate to the last bit
+    relative."""
     found = _pair_of_opposites(node, lambda f: isinstance(f, softplus))
     if found is None:
         return None
@@ -1407,7 +1407,7 @@ VARIANTS: tuple[Rule, ...] = (
     ),
     Rule(
         "softplus_difference",
-        "softplus(a) - softplus(b) cancels where a and b are near and large; log1p(expm1(a - b)*sigmoid(b)) does not",
+        "softplus(a) - softplus(b) cancels where a is near b; log1p(expm1(a - b)*sigmoid(b)) does not",
         _softplus_difference,
     ),
     Rule(
