@@ -378,6 +378,10 @@ def _series_regime(
     if not _expandable(textbook):
         return None
     exact = judge._mp_function(truth, (x,))
+    if center == 0 and k == 0:
+        through_abs = _series_in_abs(expr, textbook, exact, x)
+        if through_abs is not None:
+            return through_abs
     if center == 0:
         h = x
         if _regular_at_zero(textbook, x):
@@ -404,6 +408,29 @@ def _series_regime(
     near = sp.Abs(x - center) < bound
     # Beyond the threshold x itself, exactly: x = center + (x - center) would round.
     return sp.Piecewise((polynomial, near), (expr.xreplace({x: pick(near, center + bound, x)}), True))
+
+
+def _series_in_abs(expr: sp.Expr, textbook: sp.Expr, exact: Callable, x: sp.Symbol) -> sp.Expr | None:
+    """For a textbook form that depends on x only through |x|, g(|x|): the Taylor polynomial
+    of g at 0 in |x|, below a threshold, and `expr` beyond it (|x| - log(1 + |x|) cancels
+    near 0, where it is x**2/2: 84% of the grid within 3 bits). abs has no Taylor series at
+    0, but g may."""
+    if not textbook.has(sp.Abs):
+        return None
+    t = sp.Dummy("t", positive=True)
+    g = textbook.xreplace({sp.Abs(x): t})
+    if g.has(x) or g.has(sp.Abs, sp.sign):
+        return None
+    series = _symbolic_series(g, t)
+    if series is None or not series.has(t):
+        return None
+    poly = sp.lambdify(t, series, modules="mpmath")
+    threshold = _series_threshold(exact, lambda d: poly(abs(d)), sp.Integer(0))
+    if threshold is None:
+        return None
+    bound = sp.Float(threshold, 17)
+    polynomial = _polyval(series, t).xreplace({t: clip(sp.Abs(x), 0, bound)})
+    return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
 
 
 def _series_threshold(exact: Callable, poly: Callable, center: sp.Rational) -> float | None:

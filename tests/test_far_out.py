@@ -347,6 +347,9 @@ def test_second_derivative_next_to_an_irrational_root(
         # tanh(x/2) written with exponentials: its f' is 1/(2*cosh(x/2)**2), whose derivative
         # is -sinh(x/2)/(2*cosh(x/2)**3), inf/inf from x = 179 on (tanh_over_cosh).
         ("(1 - exp(-x))/(1 + exp(-x))", "tanh_half", [(200.0,), (-1e30,), (1.5,)]),
+        # |x| - log(1 + |x|) cancels near 0, where it is x**2/2: a Taylor polynomial in |x|
+        # (regimes._series_in_abs; abs itself has no Taylor series at 0).
+        ("abs(x) - log(1 + abs(x))", "fair", [(1e-3,), (-1e-5,), (0.3,), (-3.0,)]),
     ],
 )
 def test_one_input_forms_finite_far_out(load_module, text, name, points) -> None:
