@@ -760,9 +760,9 @@ def _float_coefficient(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> sp.Expr
     if not isinstance(expr, sp.Mul):
         return expr
     constant, rest = expr.as_independent(*symbols, as_Add=False)
-    if constant.is_Rational or constant.is_Float or not constant.is_real:
+    if constant.is_Rational or constant.is_Float:
         return expr
-    return sp.Float(sp.N(constant, 20), 20) * rest
+    return float_constants(constant) * rest
 
 
 # What one op costs, in units of one float32 `exp` over a large tensor on the CPU

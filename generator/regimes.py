@@ -378,11 +378,13 @@ def _series_regime(
     if not _expandable(textbook):
         return None
     exact = judge._mp_function(truth, (x,))
-    if center == 0 and k == 0:
-        through_abs = _series_in_abs(expr, textbook, exact, x)
-        if through_abs is not None:
-            return through_abs
-    if center == 0:
+    # The polynomial's variable h stands for `argument`: x - center, or |x| for g(|x|).
+    argument = x - center
+    in_abs = _series_in_abs(textbook, x) if center == 0 and k == 0 else None
+    if in_abs is not None:
+        series, h = in_abs
+        argument = sp.Abs(x)
+    elif center == 0:
         h = x
         if _regular_at_zero(textbook, x):
             series = _numeric_taylor(exact, x)
@@ -398,11 +400,12 @@ def _series_regime(
             return None
     if series is None:
         return None
-    threshold = _series_threshold(exact, sp.lambdify(h, series, modules="mpmath"), center)
+    poly = sp.lambdify(h, series, modules="mpmath")
+    threshold = _series_threshold(exact, poly if in_abs is None else lambda d: poly(abs(d)), center)
     if threshold is None:
         return None
     bound = sp.Float(threshold, 17)
-    polynomial = _polyval(series, h).xreplace({h: clip(x - center, -bound, bound)})
+    polynomial = _polyval(series, h).xreplace({h: clip(argument, -bound, bound)})
     if center == 0:
         return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
     near = sp.Abs(x - center) < bound
@@ -410,11 +413,10 @@ def _series_regime(
     return sp.Piecewise((polynomial, near), (expr.xreplace({x: pick(near, center + bound, x)}), True))
 
 
-def _series_in_abs(expr: sp.Expr, textbook: sp.Expr, exact: Callable, x: sp.Symbol) -> sp.Expr | None:
-    """For a textbook form that depends on x only through |x|, g(|x|): the Taylor polynomial
-    of g at 0 in |x|, below a threshold, and `expr` beyond it (|x| - log(1 + |x|) cancels
-    near 0, where it is x**2/2: 84% of the grid within 3 bits). abs has no Taylor series at
-    0, but g may."""
+def _series_in_abs(textbook: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, sp.Symbol] | None:
+    """(the Taylor series of g at 0, its variable t) for a textbook form g(|x|) that depends
+    on x only through |x|: abs has no Taylor series at 0, but g may (|x| - log(1 + |x|)
+    cancels near 0, where it is x**2/2: 84% of the grid within 3 bits)."""
     if not textbook.has(sp.Abs):
         return None
     t = sp.Dummy("t", positive=True)
@@ -424,13 +426,7 @@ def _series_in_abs(expr: sp.Expr, textbook: sp.Expr, exact: Callable, x: sp.Symb
     series = _symbolic_series(g, t)
     if series is None or not series.has(t):
         return None
-    poly = sp.lambdify(t, series, modules="mpmath")
-    threshold = _series_threshold(exact, lambda d: poly(abs(d)), sp.Integer(0))
-    if threshold is None:
-        return None
-    bound = sp.Float(threshold, 17)
-    polynomial = _polyval(series, t).xreplace({t: clip(sp.Abs(x), 0, bound)})
-    return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
+    return series, t
 
 
 def _series_threshold(exact: Callable, poly: Callable, center: sp.Rational) -> float | None:

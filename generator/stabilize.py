@@ -761,7 +761,6 @@ RULES: tuple[Rule, ...] = (
         "exp(-u**2) and erfc(u) underflow from u = 9.2 where their quotient is about u; erfc's hazard mills(u) does not",
         _erfc_and_exp,
     ),
-
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
