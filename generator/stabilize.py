@@ -23,6 +23,7 @@ from generator.primitives import (
     erfc,
     expm1,
     hypot,
+    hypot_ratio,
     ipow,
     log1mexp,
     log1p,
@@ -205,6 +206,15 @@ def _log_of_cosh(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _log_of_tanh(node: sp.Expr) -> sp.Expr | None:
+    """log(tanh(u)) = log(1 - exp(-2u)) - log(1 + exp(-2u)) = log1mexp(2u) - softplus(-2u), real
+    where u > 0 as the log is: tanh(u) rounds to 1 for u > 9, where the truth is -2*exp(-2u)."""
+    if isinstance(node, sp.log) and isinstance(node.args[0], sp.tanh):
+        u = node.args[0].args[0]
+        return log1mexp(2 * u) - softplus(-2 * u)
+    return None
+
+
 def _x_log_x(node: sp.Expr) -> sp.Expr | None:
     """u*log(u) = xlogy(u, u); for u = w**n, n*xlogy(u, |w|) (n*xlogy(u, w) for odd n): log
     of the power rounds near |w| = 1, where the log is near 0, and is log(0) where the
@@ -378,6 +388,26 @@ def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
     return None if found is None else found**node.exp.p
 
 
+def _leg_over_hypot(node: sp.Expr) -> sp.Expr | None:
+    """u/hypot(u, v, ...) = hypot_ratio(u, hypot(v, ...)): the hypot overflows where the ratio
+    does not (x/sqrt(x**2 + y**2 + 1) at x = y = 3e38 is 0; the truth is 0.707), and the
+    ratio's derivatives are ratios again, where u/h's are 1/h - u*h'/h**2, which cancels."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for factor in node.args:
+        if not (isinstance(factor, sp.Pow) and factor.exp == -1 and isinstance(factor.base, hypot)):
+            continue
+        legs = _hypot_legs(factor.base)
+        for u in legs:
+            if u in node.args and not u.is_number:
+                others = [leg for leg in legs if leg is not u]
+                rest = others[0] if len(others) == 1 else _hypot_of_squares(sp.Add(*(leg**2 for leg in others)))
+                if rest is None:
+                    continue
+                return sp.Mul(*(f for f in node.args if f is not factor and f is not u)) * hypot_ratio(u, rest)
+    return None
+
+
 def _sign_product(node: sp.Expr) -> sp.Expr | None:
     """u*sign(u) -> |u|: softsign x/(1 + |x|) has f' = (1 + |x| - x*sign(x))/(1 + |x|)**2,
     whose numerator is (1 + |x|) - |x| = 0 for |x| > 2**24, where the truth is 1/x**2."""
@@ -408,7 +438,8 @@ def _hypot_less_leg(
     node: sp.Expr, leg: Callable[[sp.Expr, sp.Expr], bool]
 ) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
     """(the rest, k, hypot(a, b), a, b) for a sum k*hypot(a, b) - k*a + rest, a the leg
-    for which `leg(k, a)` holds."""
+    for which `leg(k, a)` holds. hypot is even in each leg, so a may be the negative of
+    one: x + hypot(x, 2) is hypot(-x, 2) - (-x)."""
     if not isinstance(node, sp.Add):
         return None
     for term in node.args:
@@ -416,18 +447,37 @@ def _hypot_less_leg(
         if not isinstance(h, hypot):
             continue
         for a, b in (h.args, h.args[::-1]):
-            if leg(k, a) and -k * a in node.args:
-                return sp.Add(*(t for t in node.args if t is not term and t != -k * a)), k, h, a, b
+            for side in (a, -a):
+                if leg(k, side) and -k * side in node.args:
+                    return sp.Add(*(t for t in node.args if t is not term and t != -k * side)), k, h, side, b
     return None
 
 
 def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
-    """hypot(c, u) - c = u**2/(hypot(c, u) + c): no cancellation near u = 0."""
+    """hypot(c, u) - c = u**2/(hypot(c, u) + c): no cancellation near u = 0. Also with more
+    legs, which nest with the number innermost: hypot(hypot(c, u), v) - c = w**2/(h + c)
+    with w = hypot(u, v) (sqrt(x**2 + y**2 + 1) - 1)."""
     found = _hypot_less_leg(node, lambda k, c: k == 1 and c.is_number and c.is_positive)
-    if found is None:
+    if found is not None:
+        rest, _, h, c, u = found
+        return rest + u * (u / (h + c))
+    if not isinstance(node, sp.Add):
         return None
-    rest, _, h, c, u = found
-    return rest + u * (u / (h + c))
+    for h in node.args:
+        legs = _hypot_legs(h)
+        for c in legs if len(legs) > 2 else ():
+            if c.is_number and c.is_positive and -c in node.args:
+                w = _hypot_of_squares(sp.Add(*(leg**2 for leg in legs if leg is not c)))
+                if w is not None:
+                    return sp.Add(*(t for t in node.args if t is not h and t != -c)) + w * (w / (h + c))
+    return None
+
+
+def _hypot_legs(h: sp.Expr) -> list[sp.Expr]:
+    """The legs of nested hypots: [c, u, v] for hypot(hypot(c, u), v)."""
+    if not isinstance(h, hypot):
+        return [h]
+    return [leg for arg in h.args for leg in _hypot_legs(arg)]
 
 
 def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
@@ -743,10 +793,15 @@ RULES: tuple[Rule, ...] = (
         "c + where(cond, a, b): a branch holding -c cancels against c after the where; inside it cancels exactly",
         _constant_into_piecewise,
     ),
+    Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
+    Rule("one_minus_cos", "1 - cos(u) and cos(u) - 1 cancel near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
+    Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("log1p", "log(1 + u) loses u near 0; log1p does not", _log_one_plus),
     Rule("logcosh", "cosh overflows for |u| > 89; logcosh does not", _log_of_cosh),
+    Rule("log_tanh", "log(tanh(u)) is log(1) = 0 for u > 9; log1mexp(2u) - softplus(-2u) is not", _log_of_tanh),
     Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
     Rule("hypot", "squares overflow above 1.8e19; hypot scales first", _sqrt_of_sum_of_squares),
+    Rule("hypot_ratio", "u/hypot(u, v) is 0 where hypot overflows and the ratio is not; hypot_ratio scales first", _leg_over_hypot),
     Rule("sign_product", "u*sign(u) is |u|, which cancels exactly against the |u| beside it", _sign_product),
     Rule("hypot_minus_const", "hypot(c, u) - c cancels near u = 0", _hypot_minus_one),
     Rule(
@@ -754,16 +809,13 @@ RULES: tuple[Rule, ...] = (
         "log(u + sqrt(u**2 + 1)) cancels for u << 0 and overflows in u**2; asinh (acosh) does not",
         _inverse_hyperbolic,
     ),
-    Rule("one_minus_cos", "1 - cos(u) and cos(u) - 1 cancel near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
     Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
     Rule(
         "erfc_tail",
         "exp(-u**2) and erfc(u) underflow from u = 9.2 where their quotient is about u; erfc's hazard mills(u) does not",
         _erfc_and_exp,
     ),
-    Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
-    Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
     Rule("zero_branch", "r*where(c, 0, v) is 0*inf = NaN where r is inf on the zero branch; where(c, 0, r*v) is 0", _zero_branch),
     Rule("tanh_over_cosh", "sinh(u)/cosh(u)**k is inf/inf for |u| > 89; tanh(u)/cosh(u)**(k-1) is not", _tanh_over_cosh),
     Rule("exp_over_expm1_squared", "exp(u)/expm1(u)**2 is inf/inf where exp overflows", _exp_over_expm1_squared),
@@ -1017,14 +1069,20 @@ def _log_root(node: sp.Expr) -> sp.Expr | None:
 def _power_of_one_plus(node: sp.Expr) -> sp.Expr | None:
     """(1 + v)**k = exp(k*log1p(v)) where 1 + v > 0, for |k| >= 8: 1 + v rounds by up to half
     an ulp of 1, and the power multiplies that relative error by k ((1 + x/1000)**1000 near
-    x = 1 loses 10 bits); log1p(v) keeps v's bits. Elsewhere the power stays (it is real
+    x = 1 loses 10 bits); log1p(v) keeps v's bits. Also for an exponent that is not a number:
+    (1 + 1/x)**x at x = -1280 loses 7 bits, at -2e6 17. Elsewhere the power stays (it is real
     there for an integer k)."""
-    if not (isinstance(node, sp.Pow) and node.exp.is_number and abs(node.exp) >= 8):
+    if not isinstance(node, sp.Pow) or (node.exp.is_number and not abs(node.exp) >= 8):
         return None
     base = node.base
     if not (isinstance(base, sp.Add) and 1 in base.args) or not base.free_symbols:
         return None
     v = base - 1
+    if not node.exp.is_number:
+        # exp rounds its argument w*log1p(v): |w*log1p(v)| ulps against the power's |w| for
+        # the rounding of 1 + v. Where |log1p(v)| > 1, the power is the better ((1 + x**2)**-y
+        # at x = y = 10 is 4.8 bits off as exp(-46.1...)).
+        return sp.Piecewise((sp.exp(node.exp * log1p(v)), sp.Abs(v) < sp.Rational(1, 2)), (node, True))
     return sp.Piecewise((sp.exp(node.exp * log1p(v)), v > -1), (node, True))
 
 
@@ -1401,7 +1459,7 @@ VARIANTS: tuple[Rule, ...] = (
     ),
     Rule(
         "power_of_one_plus",
-        "(1 + v)**k multiplies the rounding of 1 + v by k; exp(k*log1p(v)) does not round it",
+        "(1 + v)**k multiplies the rounding of 1 + v by k (|k| >= 8, or k not a number); exp(k*log1p(v)) does not round it",
         _power_of_one_plus,
     ),
     Rule(

@@ -31,6 +31,7 @@ from generator.primitives import (
     erfc,
     expm1,
     hypot,
+    hypot_ratio,
     ipow,
     log1mexp,
     log1p,
@@ -328,6 +329,32 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1e8, 3e30, 1e20), y: (1.0, 1e20, -3e12)},
     ),
+    # hypot is even in each leg: x + hypot(x, 2) (squareplus) is hypot(-x, 2) - (-x), which
+    # cancels for x << 0: at x = -1e4 it is 0 in float32; the truth is 4e-4.
+    Case(
+        "hypot_minus_side",
+        x + hypot(x, y),
+        sp.Piecewise(
+            (y * ipow(y / (hypot(x, y) - x), 1), -x > 0), (hypot(x, y) + x, True)
+        ),
+        {x: (-1e4, -3e30, -1e20), y: (2.0, 1e20, -3e12)},
+        label="negated_leg",
+    ),
+    # x/hypot(x, y) at x = y = 3e38 is 3e38/inf = 0; the truth is 0.707.
+    Case(
+        "hypot_ratio",
+        x / hypot(x, y),
+        hypot_ratio(x, y),
+        {x: (3e38, -2e38), y: (3e38, 3e38)},
+    ),
+    # Three legs: hypot(y, hypot(1, x)) is inf at x = y = 3e38.
+    Case(
+        "hypot_ratio",
+        2 * y / hypot(y, hypot(1, x)),
+        2 * hypot_ratio(y, hypot(1, x)),
+        {x: (3e38,), y: (3e38,)},
+        label="three_legs",
+    ),
     # x*y/(x + y) at x = y = 1e20 is inf/2e20; the parallel sum 1/(1/y + 1/x) is 5e19.
     Case(
         "reciprocal_sum",
@@ -453,6 +480,13 @@ CASES: tuple[Case, ...] = (
     Case("log1p", sp.log(1 + x), log1p(x), {x: (1e-8,)}),
     # cosh(100) overflows: log(inf) = inf; the truth is 100 - log(2).
     Case("logcosh", sp.log(sp.cosh(x)), logcosh(x), {x: (100.0, -100.0)}),
+    # tanh(10) rounds to 1: log(tanh(10)) is 0; the truth is -4.1e-9.
+    Case(
+        "log_tanh",
+        sp.log(sp.tanh(x)),
+        log1mexp(2 * x) - softplus(-2 * x),
+        {x: (10.0, 30.0)},
+    ),
     # 0 * log(0) = 0 * -inf = nan; x*log(x) -> 0 as x -> 0+. The reference of the naive shape is
     # undefined at 0 (log of the left neighbour is complex), so the limit is given.
     Case("xlogy", x * sp.log(x), xlogy(x, x), {x: (0.0,)}, truth=(0.0,)),
@@ -662,6 +696,14 @@ CASES: tuple[Case, ...] = (
         {x: (1e-4,), y: (1e-10,)},
         label="in_a_sum",
     ),
+    # sqrt(x**2 + y**2 + 1) - 1: the hypots nest with the number innermost.
+    Case(
+        "hypot_minus_const",
+        hypot(y, hypot(1, x)) - 1,
+        hypot(x, y) * (hypot(x, y) / (hypot(y, hypot(1, x)) + 1)),
+        {x: (1e-4, -1e-4), y: (1e-4, 3e-5)},
+        label="three_legs",
+    ),
     # cos(1e-4) = 1 - 5e-9 rounds to 1: 1 - cos = 0; the truth is 5e-9.
     Case("one_minus_cos", 1 - sp.cos(x), 2 * sp.sin(x / 2) ** 2, {x: (1e-4,)}),
     # Inside a longer sum: cos(1e-4) rounds to 1 in float32, so 1 - cos(x) + y gives y = 1e-9;
@@ -777,6 +819,17 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise((sp.exp(1000000 * log1p(x)), x > -1), ((1 + x) ** 1000000, True)),
         {x: (float(np.float32(1e-7)),)},
     ),
+    # An exponent that is not a number: (1 + 1/x)**x at x = -2e6 rounds 1 + 1/x (17 bits lost).
+    Case(
+        "power_of_one_plus",
+        (1 + 1 / x) ** x,
+        sp.Piecewise(
+            (sp.exp(x * log1p(1 / x)), sp.Abs(1 / x) < sp.Rational(1, 2)),
+            ((1 + 1 / x) ** x, True),
+        ),
+        {x: (-2e6, 5e6)},
+        label="symbolic_exponent",
+    ),
     # log(x) + 1 at the float32 nearest 1/e: log(x) rounds to -1 within 6e-8, the truth is
     # 2.5e-8. log1p of x less 1/e (in two parts, exact there) over 1/e does not round.
     Case(
@@ -849,6 +902,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("tanh", expm1(x) * sigmoid(x)),
     ("log1p", sp.log(2 + x)),
     ("logcosh", sp.log(sp.sinh(x))),
+    ("log_tanh", sp.log(sp.tanh(x) + 1)),
+    ("log_tanh", sp.tanh(sp.log(x))),
     ("xlogy", y * sp.log(x)),
     ("hypot", sp.sqrt(x**2 - y**2)),
     ("hypot", sp.sqrt(x**2 - 4 * y**2)),
@@ -929,6 +984,12 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_of_quotient", sp.log(x / 3)),
     ("hypot_minus_side", hypot(x, y) - 2 * x),
     ("hypot_minus_side", hypot(1, x) - 1),
+    ("hypot_minus_side", hypot(x, y) + 2 * x),
+    ("hypot_minus_const", hypot(y, hypot(1, x)) + 1),
+    ("hypot_minus_const", hypot(y, hypot(t, x)) - 1),
+    ("hypot_ratio", x**2 / hypot(x, y)),
+    ("hypot_ratio", t / hypot(x, y)),
+    ("hypot_ratio", 1 / hypot(1, x)),
     ("reciprocal_sum", sp.sin(x) / (x + y)),
     ("reciprocal_sum", 1 / (1 + y)),
     ("reciprocal_sum", x / ((x + 1) * (y + 1))),
