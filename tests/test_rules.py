@@ -480,6 +480,13 @@ CASES: tuple[Case, ...] = (
     Case("log1p", sp.log(1 + x), log1p(x), {x: (1e-8,)}),
     # cosh(100) overflows: log(inf) = inf; the truth is 100 - log(2).
     Case("logcosh", sp.log(sp.cosh(x)), logcosh(x), {x: (100.0, -100.0)}),
+    # 1 + x**2 rounds to 1 for |x| < 2.4e-4: acosh(1) is 0; the truth is sqrt(2)*|x|.
+    Case(
+        "acosh_near_one",
+        sp.acosh(1 + x**2),
+        2 * sp.asinh(sp.sqrt(2) * sp.Abs(x) / 2),
+        {x: (1e-4, -3e-20)},
+    ),
     # tanh(10) rounds to 1: log(tanh(10)) is 0; the truth is -4.1e-9.
     Case(
         "log_tanh",
@@ -903,6 +910,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log1p", sp.log(2 + x)),
     ("logcosh", sp.log(sp.sinh(x))),
     ("log_tanh", sp.log(sp.tanh(x) + 1)),
+    ("acosh_near_one", sp.acosh(2 + x**2)),
+    ("acosh_near_one", sp.acosh(x)),
     ("log_tanh", sp.tanh(sp.log(x))),
     ("xlogy", y * sp.log(x)),
     ("hypot", sp.sqrt(x**2 - y**2)),
