@@ -663,7 +663,14 @@ def _printer() -> object:
     # as -2*x*y + x**2 + y**2 + 1 and 0 summed as 1 + x**2 + y**2 - 2*x*y, as TF did.
     from sympy.printing.numpy import NumPyPrinter
 
-    return NumPyPrinter(
+    class Printer(NumPyPrinter):
+        def _print_ITE(self, expr: sp.Expr) -> str:
+            # SymPy's own prints it as select(..., default=nan), a float array, which NumPy
+            # refuses as a condition: hard swish's f' (a sum of Piecewise under one ITE
+            # condition) was NaN at every point, and its docstring said 0% within 3 bits.
+            return "{}({}, {}, {})".format(self._module_format("numpy.where"), *(self._print(a) for a in expr.args))
+
+    return Printer(
         {
             "fully_qualified_modules": False,
             "inline": True,

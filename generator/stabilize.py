@@ -279,12 +279,30 @@ def _beside_one(node: sp.Expr, one: int, match: Callable[[sp.Expr], bool]) -> tu
 
 
 def _exp_minus_one(node: sp.Expr) -> sp.Expr | None:
-    """exp(u) - 1 = expm1(u) and 1 - exp(u) = -expm1(u), also as part of a longer sum."""
-    for one, sign in ((-1, 1), (1, -1)):
-        found = _beside_one(node, one, lambda term: isinstance(sign * term, sp.exp))
-        if found is not None:
-            term, rest = found
-            return sign * expm1((sign * term).args[0]) + rest
+    """c*exp(u) - c = c*expm1(u) for a number c, also as part of a longer sum: exp(u) - 1,
+    1 - exp(u), and c*(exp(u) - 1), which SymPy distributes (SELU's 1.67326*(exp(x) - 1) is
+    83663*exp(x)/50000 - 83663/50000)."""
+    if not isinstance(node, sp.Add):
+        return None
+    for term in node.args:
+        c, e = term.as_coeff_Mul()
+        if isinstance(e, sp.exp) and c != 0 and -c in node.args:
+            rest = sp.Add(*(t for t in node.args if t is not term and t != -c))
+            return c * expm1(e.args[0]) + rest
+    return None
+
+
+def _exp_condition(node: sp.Expr) -> sp.Expr | None:
+    """exp(u) compared with a positive number c as u compared with log(c): exp(u) rounds to 1
+    for |u| < 3e-8, and the comparison with 1 then takes the wrong side (min(0, expm1(2x)/2),
+    which SymPy writes with the condition exp(2*x) >= 1, was 0 for x = -1e-9)."""
+    if not isinstance(node, (sp.Ge, sp.Gt, sp.Le, sp.Lt)):
+        return None
+    lhs, rhs = node.args
+    if isinstance(rhs, sp.exp) and lhs.is_number:
+        lhs, rhs, node = rhs, lhs, node.reversed
+    if isinstance(lhs, sp.exp) and rhs.is_number and rhs.is_positive:
+        return node.func(lhs.args[0], sp.log(rhs))
     return None
 
 
@@ -818,6 +836,7 @@ RULES: tuple[Rule, ...] = (
     Rule("one_minus_sigmoid", "1 - sigmoid(u) cancels; sigmoid(-u) does not", _one_minus_sigmoid),
     Rule("log_sigmoid", "log(sigmoid(u)) underflows to -inf; -softplus(-u) does not", _log_of_sigmoid),
     Rule("expm1", "exp(u) - 1 and 1 - exp(u) cancel near 0; expm1 does not", _exp_minus_one),
+    Rule("exp_condition", "exp(u) >= c rounds exp(u) to c where u is near log(c); u >= log(c) does not", _exp_condition),
     Rule("tanh", "(exp(u) - 1)/(exp(u) + 1) overflows; tanh(u/2) does not", _tanh_from_exps),
     Rule(
         "log_erfc",

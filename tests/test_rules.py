@@ -473,6 +473,22 @@ CASES: tuple[Case, ...] = (
     Case("expm1", sp.exp(x) - 1 + x, expm1(x) + x, {x: (1e-8,)}, label="in_a_sum"),
     # 1 - exp(-1e-8) rounds to 0 as well; sqrt(1 - exp(-x)) was 0 at x = 1e-20, truth 1e-10.
     Case("expm1", 1 - sp.exp(-x), -expm1(-x), {x: (1e-8,)}, label="one_minus"),
+    # SELU's negative branch: SymPy distributes 1.67326 over exp(x) - 1.
+    Case(
+        "expm1",
+        sp.Rational(83663, 50000) * (sp.exp(x) - 1),
+        sp.Rational(83663, 50000) * expm1(x),
+        {x: (1e-8, -3e-6)},
+        label="coefficient",
+    ),
+    # min(0, expm1(2x)/2) as SymPy writes its condition: exp(-2e-9) rounds to 1, and the
+    # comparison takes the branch 0 where the value is -1e-9.
+    Case(
+        "exp_condition",
+        sp.Piecewise((0, sp.exp(2 * x) >= 1), (expm1(2 * x) / 2, True)),
+        sp.Piecewise((0, 2 * x >= 0), (expm1(2 * x) / 2, True)),
+        {x: (-1e-9, -1e-8)},
+    ),
     # (exp(x) - 1)/(exp(x) + 1) after the expm1 and sigmoid rules: at x = 100 expm1 is inf and
     # sigmoid(-100) is 0, inf * 0 = nan; the truth is tanh(50) = 1.
     Case("tanh", expm1(x) * sigmoid(-x), sp.tanh(x / 2), {x: (100.0, 90.0)}),
@@ -905,6 +921,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("one_minus_sigmoid", 2 - sigmoid(x)),
     ("log_sigmoid", sp.log(1 + sigmoid(x))),
     ("expm1", sp.exp(x) - 2),
+    ("expm1", 2 * sp.exp(x) - 1),
+    ("exp_condition", sp.exp(x) >= -1),
+    ("exp_condition", sp.exp(x) >= y),
     ("expm1", 1 + sp.exp(x)),
     ("tanh", expm1(x) * sigmoid(x)),
     ("log1p", sp.log(2 + x)),
