@@ -236,9 +236,9 @@ def _float_inputs(**inputs):
 
 
 def _mul_exp(c, u):
-    """c * exp(u) as (c * exp(u/2)) * exp(u/2): finite wherever the product is, though exp(u) alone may overflow or flush to 0."""
+    """c * exp(u) as (c * exp(u/2)) * exp(u/2): finite wherever the product is, though exp(u) alone may overflow or flush to 0; 0 where c is 0, even where exp(u) overflows."""
     half = tf.math.exp(0.5 * u)
-    return c * half * half
+    return tf.math.multiply_no_nan(half, tf.math.multiply_no_nan(half, c))
 
 
 def _polyval(coeffs, x):

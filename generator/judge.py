@@ -74,9 +74,10 @@ def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
-    # As the printed helper: exp(u/2) twice, so a representable product never passes through exp(u).
+    # As the printed helper: exp(u/2) twice, so a representable product never passes through
+    # exp(u); 0 where c is 0 ((x - y)*exp(-2*z) at x = y, z = -50 is 0*inf = NaN otherwise).
     half = _exp(np.asarray(u) * 0.5)
-    return c * half * half
+    return _mul_no_nan(half, _mul_no_nan(half, c))
 
 
 def _mul_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:

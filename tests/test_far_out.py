@@ -93,6 +93,18 @@ def test_gaussian_nll_with_a_tiny_scale(load_module, x_m_s) -> None:
     _check(fn, sp.log(s) + (x - m) ** 2 / (2 * s**2), [x, m, s], [x_m_s])
 
 
+def test_gaussian_nll_in_log_scale_at_a_perfect_fit(load_module) -> None:
+    # (x - y)*exp(-2z) at x = y, z = -50: exp(100) overflows float32, and 0*inf is NaN where
+    # the truth is 0 (mul_exp is 0 where its factor is). d2f/dx2 = exp(100) overflows: inf.
+    x, y, z = sp.symbols("x y z", real=True)
+    text = "(x - y)**2/(2*exp(2*z)) + z"
+    fn = load_module(text, "nll_log_scale", ["x", "y", "z"]).nll_log_scale
+    truth = (x - y) ** 2 / (2 * sp.exp(2 * z)) + z
+    _check(
+        fn, truth, [x, y, z], [(1.5, 1.5, -50.0), (1.0, 2.0, -3.0), (0.25, -0.5, 2.0)]
+    )
+
+
 def test_log1mexp_second_derivative_near_the_overflow(load_module) -> None:
     # f'' = -1/(expm1(x)*expm1(-x)): at x = 7e-20 the product (-4.9e-39) flushes to 0 in
     # float32 while f'' = -2.0e38 is finite; dividing one factor at a time keeps it.
