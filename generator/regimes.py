@@ -348,14 +348,17 @@ def _continuous_at(exact: Callable, c: sp.Rational) -> bool:
     point): a series is only sought there."""
     # 300 digits at c -+ 1e-40: the textbook form of a derivative cancels there in terms
     # of size 1/h**k (log(x)/(x - 1)'' in terms of 1e120 for a value near 2/3).
+    # And at c + 1e-20: a pole of even order is alike on both sides (log(x*log(x))'' is
+    # -1/(x - 1)**2 there), but not at two distances; SymPy's series at such a pole ran for
+    # minutes (the fuzzer's log(xlogy(x, x))).
     with mpmath.workdps(300):
         try:
-            left, right = (exact(mpmath.mpf(c) + d) for d in (mpmath.mpf(-1e-40), mpmath.mpf(1e-40)))
+            values = [exact(mpmath.mpf(c) + d) for d in (mpmath.mpf(-1e-40), mpmath.mpf(1e-40), mpmath.mpf(1e-20))]
         except (ArithmeticError, ValueError, TypeError):
             return False
-        if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in (left, right)):
+        if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in values):
             return False
-        return bool(abs(left - right) <= mpmath.mpf(1e-10) * max(1, abs(left)))
+        return all(abs(v - values[0]) <= mpmath.mpf(1e-10) * max(1, abs(values[0])) for v in values[1:])
 
 
 def _series_regime(

@@ -1147,6 +1147,31 @@ def _power_of_one_plus(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((sp.exp(node.exp * log1p(v)), v > -1), (node, True))
 
 
+def _power_of_one_plus_less_one(node: sp.Expr) -> sp.Expr | None:
+    """c*(1 + v)**w - c = c*expm1(w*log1p(v)) where |w*log1p(v)| < 1, also in a longer sum: the
+    power is near 1 where v or w is near 0, and the difference cancels (Barron's robust
+    loss, (|a - 2|/a)*((x**2/|a - 2| + 1)**(a/2) - 1), near x = 0 or a = 0)."""
+    if not isinstance(node, sp.Add):
+        return None
+    for term in node.args:
+        c, power = term.as_coeff_Mul()
+        if not (isinstance(power, sp.Pow) and -c in node.args and c != 0):
+            continue
+        base, w = power.args
+        if not (isinstance(base, sp.Add) and 1 in base.args and base.free_symbols and power.free_symbols):
+            continue
+        if w.is_Integer and w > 0 and w <= 2:
+            continue  # (1 + v)**2 - 1 is v*(v + 2) after expansion; nothing to gain
+        v = base - 1
+        rest = sp.Add(*(t for t in node.args if t is not term and t != -c))
+        # Only where the power is within a factor e of 1: beyond, the difference does not
+        # cancel, and expm1 rounds its larger argument (sqrt(1 + x) - 1 at x = 1e30 as
+        # expm1(34.5...) is 4 bits off).
+        t = w * log1p(v)
+        return rest + sp.Piecewise((c * expm1(t), (v > -1) & (sp.Abs(t) < 1)), (c * power - c, True))
+    return None
+
+
 def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
     """softplus(a) - softplus(b) = log1p(expm1(a - b)*sigmoid(b)) for 0 <= a - b < 80 (and the
     mirror image for b > a): the difference of two log-likelihoods of logistic models cancels
@@ -1522,6 +1547,11 @@ VARIANTS: tuple[Rule, ...] = (
         "power_of_one_plus",
         "(1 + v)**k multiplies the rounding of 1 + v by k (|k| >= 8, or k not a number); exp(k*log1p(v)) does not round it",
         _power_of_one_plus,
+    ),
+    Rule(
+        "power_of_one_plus_less_one",
+        "(1 + v)**w - 1 cancels where v or w is near 0; expm1(w*log1p(v)) does not",
+        _power_of_one_plus_less_one,
     ),
     Rule(
         "softplus_difference",

@@ -529,9 +529,12 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         "(erfc(10))**sigmoid(x)",
         # A denominator x + log(2): SymPy's real_roots has no order over ZZ[log(2)] (exit 123).
         "log1p(logaddexp(x, x))",
+        # Session 11: f'' has a pole of order 2 at x = 1, alike on both sides, which passed
+        # for a removable point; SymPy's series there ran for over 5 minutes.
+        "log(xlogy(x, x))",
     ],
 )
-def test_fuzzer_finds_of_session_10_generate(tmp_path, text):
+def test_fuzzer_finds_generate(tmp_path, text):
     output = tmp_path / "found.py"
     result = run_cli([text, "-o", str(output)], cwd=tmp_path, timeout=60)
     assert result.returncode == 0, result.stderr

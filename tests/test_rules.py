@@ -853,6 +853,17 @@ CASES: tuple[Case, ...] = (
         {x: (-2e6, 5e6)},
         label="symbolic_exponent",
     ),
+    # (1 + x)**y - 1 at x = 1e-8: 1 + x rounds to 1 (0; the truth is 3e-8), and at
+    # y = 1e-9 the power rounds to 1 (0; the truth is 6.9e-10).
+    Case(
+        "power_of_one_plus_less_one",
+        (1 + x) ** y - 1,
+        sp.Piecewise(
+            (expm1(y * log1p(x)), (x > -1) & (sp.Abs(y * log1p(x)) < 1)),
+            ((1 + x) ** y - 1, True),
+        ),
+        {x: (1e-8, 1.0), y: (3.0, 1e-9)},
+    ),
     # log(x) + 1 at the float32 nearest 1/e: log(x) rounds to -1 within 6e-8, the truth is
     # 2.5e-8. log1p of x less 1/e (in two parts, exact there) over 1/e does not round.
     Case(
@@ -966,6 +977,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("one_minus_cos", sp.cos(x) - 2),
     # A low power (its rounding costs at most 3 bits); a base that is not 1 + v.
     ("power_of_one_plus", (1 + x) ** 3),
+    ("power_of_one_plus_less_one", (1 + x) ** 2 - 1),
+    ("power_of_one_plus_less_one", (1 + x) ** y - 2),
+    ("power_of_one_plus_less_one", (2 + x) ** y - 1),
     ("power_of_one_plus", (2 + x) ** 10),
     # A sum of softplus, and a difference with different coefficients.
     ("softplus_difference", softplus(x) + softplus(y)),
