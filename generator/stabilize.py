@@ -1172,6 +1172,15 @@ def _power_of_one_plus_less_one(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _power_of_sigmoid(node: sp.Expr) -> sp.Expr | None:
+    """sigmoid(u)**w = exp(-w*softplus(-u)) for an exponent that is not an integer: sigmoid
+    flushes to 0 below u = -87 where its power need not (sigmoid(x)**y at x = -100,
+    y = 0.5 is 1.9e-22), and its derivatives, w*sigmoid(u)**(w - 1)*..., divide by it."""
+    if not (isinstance(node, sp.Pow) and isinstance(node.base, sigmoid)) or node.exp.is_Integer:
+        return None
+    return sp.exp(-node.exp * softplus(-node.base.args[0]))
+
+
 def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
     """softplus(a) - softplus(b) = log1p(expm1(a - b)*sigmoid(b)) for 0 <= a - b < 80 (and the
     mirror image for b > a): the difference of two log-likelihoods of logistic models cancels
@@ -1552,6 +1561,11 @@ VARIANTS: tuple[Rule, ...] = (
         "power_of_one_plus_less_one",
         "(1 + v)**w - 1 cancels where v or w is near 0; expm1(w*log1p(v)) does not",
         _power_of_one_plus_less_one,
+    ),
+    Rule(
+        "power_of_sigmoid",
+        "sigmoid(u)**w flushes to 0 where the power need not; exp(-w*softplus(-u)) does not",
+        _power_of_sigmoid,
     ),
     Rule(
         "softplus_difference",

@@ -853,6 +853,13 @@ CASES: tuple[Case, ...] = (
         {x: (-2e6, 5e6)},
         label="symbolic_exponent",
     ),
+    # sigmoid(-100) flushes to 0 in float32; sigmoid(-100)**0.5 is 1.9e-22.
+    Case(
+        "power_of_sigmoid",
+        sigmoid(x) ** y,
+        sp.exp(-y * softplus(-x)),
+        {x: (-100.0, -120.0), y: (0.5, 0.25)},
+    ),
     # (1 + x)**y - 1 at x = 1e-8: 1 + x rounds to 1 (0; the truth is 3e-8), and at
     # y = 1e-9 the power rounds to 1 (0; the truth is 6.9e-10).
     Case(
@@ -978,6 +985,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # A low power (its rounding costs at most 3 bits); a base that is not 1 + v.
     ("power_of_one_plus", (1 + x) ** 3),
     ("power_of_one_plus_less_one", (1 + x) ** 2 - 1),
+    ("power_of_sigmoid", sigmoid(x) ** 3),
+    ("power_of_sigmoid", softplus(x) ** y),
     ("power_of_one_plus_less_one", (1 + x) ** y - 2),
     ("power_of_one_plus_less_one", (2 + x) ** y - 1),
     ("power_of_one_plus", (2 + x) ** 10),
