@@ -188,6 +188,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "ipow": _power,
     "flushed_power": _flushed(_power),
     "clip": _clip,
+    # The float32 value; `evaluate` puts in the float64 one for float64.
+    "by_dtype": lambda wide, narrow: wide,
     "polyval": lambda coeffs, x: np.polyval([np.asarray(c, dtype=np.asarray(x).dtype) for c in coeffs], x),
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
     "pick": lambda condition, a, b: np.where(condition, a, b),
@@ -715,6 +717,8 @@ def _flush_powers(expr: sp.Expr) -> sp.Expr:
 
 def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
     """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops."""
+    if dtype == np.float64 and expr.has(prim.by_dtype):
+        expr = expr.replace(prim.by_dtype, lambda wide, narrow: narrow)
     fn = _numpy_function(expr, symbols)
     args = [np.asarray(p, dtype=dtype) for p in points]
     with np.errstate(all="ignore"):

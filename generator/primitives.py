@@ -34,6 +34,7 @@ __all__ = [
     "tanh_softplus_slope",
     "xlogy",
     "pick",
+    "by_dtype",
     "mul_exp",
     "mul_no_nan",
     "exp_finite",
@@ -408,6 +409,26 @@ class pick(sp.Function):  # noqa: N801
         if argindex == 3:
             return pick(condition, sp.Integer(0), sp.Integer(1))
         return sp.Integer(0)
+
+
+class by_dtype(sp.Function):  # noqa: N801
+    """A constant that depends on the inputs' dtype: `wide` below float64 (float32, and the
+    float16 and bfloat16 computed in float32), `narrow` for float64. A series regime's
+    threshold: its polynomial is exact to float32 over a wider band than to float64.
+
+    Not a number to SymPy (no value to fold), so that no rule or economy computes with it."""
+
+    nargs = 2
+    is_number = False
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+    def _eval_is_positive(self) -> bool | None:
+        return True if all(a.is_positive for a in self.args) else None
 
 
 class mul_exp(sp.Function):  # noqa: N801

@@ -237,6 +237,9 @@ class TFPrinter(StrPrinter):
             listed = ", ".join(self._print_number(c) for c in coeffs)
             self.helpers.add("_polyval")
             return f"_polyval([{listed}], {self._print(x)})"
+        if func is prim.by_dtype:
+            wide, narrow = (self._print_number(a) for a in expr.args)
+            return f"({wide} if {self.dtype_of}.dtype != tf.float64 else {narrow})"
         if func is prim.pick:
             condition, a, b = expr.args
             return f"tf.where({self._print(condition)}, {self._branch(a)}, {self._branch(b)})"
@@ -261,7 +264,7 @@ class TFPrinter(StrPrinter):
         return code
 
     def _branch(self, value: sp.Expr) -> str:
-        if value.is_number:
+        if value.is_number or (not value.free_symbols and value.has(prim.by_dtype)):
             return self._scalar(value)
         return self._print(value)
 
@@ -269,7 +272,9 @@ class TFPrinter(StrPrinter):
         # A constant operand of tf.where: a scalar of the inputs' dtype (both sides need one
         # dtype), which tf.where broadcasts. tf.zeros_like(x) would fill an input-sized
         # tensor first, one more op per call (gelu_tanh' 4-7% slower in graph mode).
-        return f"tf.constant({number_literal(value)}, {self.dtype_of}.dtype)"
+        # A dtype's constant (by_dtype), or a name CSE gave it, is a Python float at trace time.
+        literal = number_literal(value) if value.is_number else self._print(value)
+        return f"tf.constant({literal}, {self.dtype_of}.dtype)"
 
     # conditions -----------------------------------------------------------
     def _print_Relational(self, expr: sp.Expr) -> str:
@@ -345,6 +350,10 @@ class MathPrinter(StrPrinter):
 
     def _print_Abs(self, expr: sp.Expr) -> str:
         return f"abs({self._print(expr.args[0])})"
+
+    def _print_by_dtype(self, expr: sp.Expr) -> str:
+        wide, narrow = expr.args
+        return f"{self._print(wide)} (float64: {self._print(narrow)})"
 
     # Piecewise forms read as the expression language writes them.
     def _print_Relational(self, expr: sp.Expr) -> str:

@@ -31,7 +31,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, clip, mul_exp, naive, pick, polyval
+from generator.primitives import away, by_dtype, clip, mul_exp, naive, pick, polyval
 from generator.printer import FLOAT32_MAX
 
 SERIES_TERMS = 26
@@ -40,6 +40,8 @@ SERIES_TERMS = 26
 SERIES_MAX_OPS = 40
 LIMIT_PROBES = (12, 16, 20, 25)  # evaluate at sign * 10**k, below the judge's saturation
 SERIES_THRESHOLDS = (2.0, 1.5, 1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
+DOUBLE_TOLERANCE = 1e-17  # relative error of the polynomial, for float64
+SINGLE_TOLERANCE = 2.0**-28  # for float32 (and float16/bfloat16, computed in float32)
 NEAR_ZERO = 0.1  # bad points this close to 0 call for a series
 FLOAT_MAX = sp.Float(FLOAT32_MAX, 17)
 FAR_OUT = 8.0
@@ -404,10 +406,18 @@ def _series_regime(
     if series is None:
         return None
     poly = sp.lambdify(h, series, modules="mpmath")
-    threshold = _series_threshold(exact, poly if in_abs is None else lambda d: poly(abs(d)), center)
-    if threshold is None:
+    at = poly if in_abs is None else lambda d: poly(abs(d))
+    threshold = _series_threshold(exact, at, center, DOUBLE_TOLERANCE)
+    # float32 needs the polynomial exact to 2**-28 only, often over a wider band, and the form
+    # it replaces there cancels (1/tanh(x) - 1/x's f'' loses 9 bits at 0.5, 5 at 1): the
+    # module takes the dtype's threshold at trace time.
+    wide = _series_threshold(exact, at, center, SINGLE_TOLERANCE)
+    if wide is None:
         return None
-    bound = sp.Float(threshold, 17)
+    if threshold is not None and threshold >= wide:
+        bound = sp.Float(threshold, 17)
+    else:
+        bound = by_dtype(sp.Float(wide, 17), sp.Float(threshold or 0, 17))
     polynomial = _polyval(series, h).xreplace({h: clip(argument, -bound, bound)})
     if center == 0:
         return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
@@ -432,9 +442,9 @@ def _series_in_abs(textbook: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, sp.Symbol]
     return series, t
 
 
-def _series_threshold(exact: Callable, poly: Callable, center: sp.Rational) -> float | None:
+def _series_threshold(exact: Callable, poly: Callable, center: sp.Rational, tolerance: float) -> float | None:
     """The largest of SERIES_THRESHOLDS at which the polynomial (in x - center) is exact to
-    double precision on both sides; a series away from 0 stays on its side of 0."""
+    the relative `tolerance` on both sides; a series away from 0 stays on its side of 0."""
     with mpmath.workdps(40):
         for t in SERIES_THRESHOLDS:
             if center != 0 and t >= abs(center):
@@ -444,7 +454,7 @@ def _series_threshold(exact: Callable, poly: Callable, center: sp.Rational) -> f
             except (ArithmeticError, ValueError, TypeError):
                 continue
             if all(
-                mpmath.isfinite(true) and abs(approx - true) <= 1e-17 * max(abs(true), mpmath.mpf(1e-300))
+                mpmath.isfinite(true) and abs(approx - true) <= tolerance * max(abs(true), mpmath.mpf(1e-300))
                 for true, approx in pairs
             ):
                 return t

@@ -17,7 +17,15 @@ import pytest
 import sympy as sp
 
 from generator import judge, regimes
-from generator.primitives import exp_finite, mul_exp, naive, polyval, sigmoid, softplus
+from generator.primitives import (
+    by_dtype,
+    exp_finite,
+    mul_exp,
+    naive,
+    polyval,
+    sigmoid,
+    softplus,
+)
 from generator.printer import TFPrinter
 from partials import tf_partials
 
@@ -220,4 +228,39 @@ def test_series_at_a_removable_singularity_away_from_zero(load_module, dtype) ->
                 true = float(sp.limit(derivative, x, 1))
             else:
                 true = float(derivative.evalf(50, subs={x: sp.Float(point, 50)}))
+            assert abs(value - true) <= tol * abs(true), (order, point, value, true)
+
+
+def test_series_band_is_wider_for_float32() -> None:
+    # The Langevin function 1/tanh(x) - 1/x: its 26-term polynomial is exact to double
+    # precision below 0.5 and to 2**-28 below 1.5; the module takes the dtype's threshold.
+    f = 1 / sp.tanh(x) - 1 / x
+    form = regimes._series_regime(f, f, x)
+    (_, condition), _ = form.args
+    assert condition == (sp.Abs(x) < by_dtype(sp.Float(1.5, 17), sp.Float(0.5, 17)))
+    printed = TFPrinter("x").doprint(condition)
+    assert "(1.5 if x.dtype != tf.float64 else 0.5)" in printed, printed
+    # The judge evaluates the float32 band for float32 and the float64 band for float64.
+    inside = np.array([[1.0]])
+    assert judge.evaluate(condition, (x,), inside, np.float32)[0]
+    assert not judge.evaluate(condition, (x,), inside, np.float64)[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_langevin_derivatives_in_the_cancelling_band(load_module, dtype) -> None:
+    # f'' = 2*coth(x)/sinh(x)**2 - 2/x**3 cancels for |x| below about 1: in float32 it lost
+    # 9 bits at x = 0.5 and 5 at 0.9 while the series stopped at 0.5 for float64's sake.
+    import tensorflow as tf
+
+    truth = 1 / sp.tanh(x) - 1 / x
+    fn = load_module("1/tanh(x) - 1/x", "langevin").langevin
+    points = [0.3, 0.5, 0.75, -0.9, 2.0, 1e-3]
+    got = tf_partials(tf, fn, [tf.constant(points, dtype=dtype)], 2)
+    # float64 keeps its band below 0.5, where the polynomial is exact to double precision;
+    # beyond it the formula itself loses up to about 80 ulps (f'' at 0.75).
+    tol = {"float32": 4 * 2.0**-24, "float64": 512 * 2.0**-53}[dtype]
+    for order, index in enumerate([(), (0,), (0, 0)]):
+        derivative = sp.diff(truth, x, order)
+        for point, value in zip(points, got[index].numpy()):
+            true = float(derivative.evalf(60, subs={x: sp.Float(point, 60)}))
             assert abs(value - true) <= tol * abs(true), (order, point, value, true)
