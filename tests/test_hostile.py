@@ -536,6 +536,9 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # log1p of a quotient near 1); SymPy's Piecewise turned each into ITE and asked for
         # its set: over 90 s, now a few.
         "log2(log10(log10(y)))",
+        # f'' is identically 0 as sqrt forms in exp(x); SymPy's leading term far out raised
+        # its order without end (F**1025 and on): over 100 s, now 1 s.
+        "asinh(sinh(x))",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):
