@@ -269,6 +269,10 @@ def _saturating(
     def wrapped(u: object) -> object:
         if isinstance(u, mpmath.mpf) and abs(u) > large:
             return high if u > 0 else low
+        # A complex argument this large is on the way to no real value (erf(acos(3e38)) is
+        # erf(89.3i), about e**7974): mpmath took minutes on the fuzzer's sinh(erf(acos(x))).
+        if isinstance(u, mpmath.mpc) and abs(u) > _MP_COMPLEX_LARGE:
+            return mpmath.nan
         return fn(u)
 
     return wrapped
