@@ -240,9 +240,11 @@ def _leading_exp_term(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr,
         # Nor where the body vanishes as fast as small**5 or faster: SymPy raises the order
         # of its expansion until a term survives, without end where the body is identically
         # 0 (asinh(sinh(x))'' as sqrt forms in exp(x), F**1025 and on).
+        # (The body has x beside small, in c(x): probed at x = 3/2 on this side.)
         try:
             with mpmath.workdps(60):
-                probe = sp.lambdify(small, body, modules="mpmath")(mpmath.mpf(10) ** -8)
+                at = sp.lambdify((small, x), body, modules="mpmath")
+                probe = at(mpmath.mpf(10) ** -8, mpmath.mpf(sign * 1.5))
             if not abs(probe) > mpmath.mpf(10) ** -40:
                 return None
         except (ArithmeticError, ValueError, TypeError):

@@ -264,3 +264,15 @@ def test_langevin_derivatives_in_the_cancelling_band(load_module, dtype) -> None
         for point, value in zip(points, got[index].numpy()):
             true = float(derivative.evalf(60, subs={x: sp.Float(point, 60)}))
             assert abs(value - true) <= tol * abs(true), (order, point, value, true)
+
+
+def test_leading_term_through_a_log_and_not_of_a_vanishing_body() -> None:
+    # log(sinh(x)/x) far out is x - log(2x): a log of what diverges has a leading term.
+    assert regimes._leading_exp_term(sp.log(sp.sinh(x) / x), x, 1) == (
+        x + sp.log(1 / (2 * x)),
+        0,
+        -x,
+    )
+    # asinh(sinh(x))'' is 0 as sqrt forms in exp(x): SymPy's leading term raised its order
+    # without end (the fuzzer, seed 4444); a body that vanishes that fast has none.
+    assert regimes._leading_exp_term(sp.diff(sp.asinh(sp.sinh(x)), x, 2), x, 1) is None
