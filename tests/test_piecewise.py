@@ -53,9 +53,7 @@ class Case:
     # (predicate on the point's coordinates, SymPy text of the branch): the first that holds is taken.
     branches: tuple[tuple[Predicate, str], ...]
     points: dict[str, list[float]]
-    order: int = (
-        2  # the generated order; the tapes go as far unless a test asks for more
-    )
+    order: int = 2  # the generated order; the tapes go as far unless a test asks for more
 
 
 def otherwise(*_: float) -> bool:
@@ -85,11 +83,7 @@ CASES: dict[str, Case] = {
     "hard_swish": Case(
         "x*min(max(x + 3, 0), 6)/6",
         ("x",),
-        (
-            (lambda x: x <= -3, "0"),
-            (lambda x: x >= 3, "x"),
-            (otherwise, "x*(x + 3)/6"),
-        ),
+        ((lambda x: x <= -3, "0"), (lambda x: x >= 3, "x"), (otherwise, "x*(x + 3)/6")),
         {"x": [-4.5, -2.5, -0.75, 0.375, 2.5, 5.0]},
     ),
     # SELU and CELU: SymPy distributes the constants over exp(x) - 1, and writes CELU's min
@@ -223,17 +217,13 @@ def test_case_points_are_exact_in_float32():
 # references and TF partials
 
 
-def reference_partials(
-    case: Case, order: int | None = None
-) -> dict[tuple[int, ...], np.ndarray]:
+def reference_partials(case: Case, order: int | None = None) -> dict[tuple[int, ...], np.ndarray]:
     """{sorted index tuple: float64 array} of all partials up to `order` (case.order), branch by branch."""
     order = case.order if order is None else order
     symbols = [sp.Symbol(v, real=True) for v in case.variables]
     local = dict(zip(case.variables, symbols))
     indices = [
-        index
-        for k in range(order + 1)
-        for index in itertools.combinations_with_replacement(range(len(symbols)), k)
+        index for k in range(order + 1) for index in itertools.combinations_with_replacement(range(len(symbols)), k)
     ]
     functions = []
     for _, text in case.branches:
@@ -242,31 +232,21 @@ def reference_partials(
         for index in indices[1:]:
             derivs[index] = sp.diff(derivs[index[:-1]], symbols[index[-1]])
             # abs(x)'' is 2*DiracDelta(x): 0 at every point off the kink, which is all the points here.
-            derivs[index] = derivs[index].replace(
-                sp.DiracDelta, lambda *args: sp.S.Zero
-            )
-        functions.append(
-            {index: sp.lambdify(symbols, d, "mpmath") for index, d in derivs.items()}
-        )
+            derivs[index] = derivs[index].replace(sp.DiracDelta, lambda *args: sp.S.Zero)
+        functions.append({index: sp.lambdify(symbols, d, "mpmath") for index, d in derivs.items()})
     n = len(case.points[case.variables[0]])
     out = {index: np.empty(n) for index in indices}
     with mpmath.workdps(50):
         for i in range(n):
             coords = [case.points[v][i] for v in case.variables]
-            taken = next(
-                j
-                for j, (predicate, _) in enumerate(case.branches)
-                if predicate(*coords)
-            )
+            taken = next(j for j, (predicate, _) in enumerate(case.branches) if predicate(*coords))
             args = [mpmath.mpf(c) for c in coords]
             for index in indices:
                 out[index][i] = float(functions[taken][index](*args))
     return out
 
 
-def check_case(
-    tf, load_module, case: Case, dtype_name: str, tape_order: int | None = None
-):
+def check_case(tf, load_module, case: Case, dtype_name: str, tape_order: int | None = None):
     """Every partial up to `tape_order` (default: the generated order) against the references."""
     tape_order = case.order if tape_order is None else tape_order
     fn = load_module(case.expr, variables=case.variables, order=case.order).f
@@ -278,20 +258,11 @@ def check_case(
     for index, value in got.items():
         assert value.dtype == dtype, index
         label = "f" if not index else "d" + "".join(case.variables[i] for i in index)
-        assert_close(
-            value.numpy(),
-            refs[tuple(sorted(index))],
-            dtype_name,
-            f"{case.expr}: {label}",
-        )
+        assert_close(value.numpy(), refs[tuple(sorted(index))], dtype_name, f"{case.expr}: {label}")
 
 
 def case_params(cases: dict[str, Case]):
-    return [
-        pytest.param(name, dtype_name, id=f"{name}-{dtype_name}")
-        for name in cases
-        for dtype_name in DTYPES
-    ]
+    return [pytest.param(name, dtype_name, id=f"{name}-{dtype_name}") for name in cases for dtype_name in DTYPES]
 
 
 # --------------------------------------------------------------------------
@@ -299,9 +270,7 @@ def case_params(cases: dict[str, Case]):
 
 
 @pytest.mark.parametrize("name, dtype_name", case_params(CASES))
-def test_value_and_partials_match_the_selected_branch(
-    tf, load_module, name, dtype_name
-):
+def test_value_and_partials_match_the_selected_branch(tf, load_module, name, dtype_name):
     check_case(tf, load_module, CASES[name], dtype_name)
 
 
@@ -309,10 +278,7 @@ def test_value_and_partials_match_the_selected_branch(
 def test_third_order(tf, load_module, dtype_name):
     elu = CASES["elu"]
     case = Case(elu.expr, elu.variables, elu.branches, elu.points, order=3)
-    assert (
-        "to order 3"
-        in load_module(case.expr, variables=case.variables, order=3).__doc__
-    )
+    assert "to order 3" in load_module(case.expr, variables=case.variables, order=3).__doc__
     check_case(tf, load_module, case, dtype_name)
 
 
@@ -339,12 +305,8 @@ def test_untaken_branch_does_not_leak(tf, load_module, name, dtype_name):
     check_case(tf, load_module, SAFETY[name], dtype_name)
 
 
-@pytest.mark.parametrize(
-    "name, dtype_name", case_params({k: v for k, v in SAFETY.items() if v.order == 2})
-)
-def test_untaken_branch_does_not_leak_beyond_the_generated_order(
-    tf, load_module, name, dtype_name
-):
+@pytest.mark.parametrize("name, dtype_name", case_params({k: v for k, v in SAFETY.items() if v.order == 2}))
+def test_untaken_branch_does_not_leak_beyond_the_generated_order(tf, load_module, name, dtype_name):
     """An order-2 module differentiated a third time by TF itself (the double-where guard)."""
     check_case(tf, load_module, SAFETY[name], dtype_name, tape_order=3)
 
@@ -368,59 +330,19 @@ KINKS = [
     # ELU at 0 takes exp(x) - 1, whose derivatives at 0 are 1.
     ("where(x > 0, x, exp(x) - 1)", ("x",), (0.0,), {(): 0.0, (0,): 1.0, (0, 0): 1.0}),
     # Huber at |x| = 1 takes the quadratic: f' = x, f'' = 1.
-    (
-        "where(abs(x) <= 1, x**2/2, abs(x) - 1/2)",
-        ("x",),
-        (1.0,),
-        {(): 0.5, (0,): 1.0, (0, 0): 1.0},
-    ),
-    (
-        "where(abs(x) <= 1, x**2/2, abs(x) - 1/2)",
-        ("x",),
-        (-1.0,),
-        {(): 0.5, (0,): -1.0, (0, 0): 1.0},
-    ),
+    ("where(abs(x) <= 1, x**2/2, abs(x) - 1/2)", ("x",), (1.0,), {(): 0.5, (0,): 1.0, (0, 0): 1.0}),
+    ("where(abs(x) <= 1, x**2/2, abs(x) - 1/2)", ("x",), (-1.0,), {(): 0.5, (0,): -1.0, (0, 0): 1.0}),
     # 0 < x < 1 is false at both ends: the constant 0 is taken, though x**2 has slope 2 at 1.
     ("where(0 < x < 1, x**2, 0)", ("x",), (0.0,), {(): 0.0, (0,): 0.0, (0, 0): 0.0}),
     ("where(0 < x < 1, x**2, 0)", ("x",), (1.0,), {(): 0.0, (0,): 0.0, (0, 0): 0.0}),
-    (
-        "where(x > 1 or x < -1, x**3, x)",
-        ("x",),
-        (1.0,),
-        {(): 1.0, (0,): 1.0, (0, 0): 0.0},
-    ),
-    (
-        "where(x > 1 or x < -1, x**3, x)",
-        ("x",),
-        (-1.0,),
-        {(): -1.0, (0,): 1.0, (0, 0): 0.0},
-    ),
-    (
-        "where(not x > 0, x**2, sin(x))",
-        ("x",),
-        (0.0,),
-        {(): 0.0, (0,): 0.0, (0, 0): 2.0},
-    ),
+    ("where(x > 1 or x < -1, x**3, x)", ("x",), (1.0,), {(): 1.0, (0,): 1.0, (0, 0): 0.0}),
+    ("where(x > 1 or x < -1, x**3, x)", ("x",), (-1.0,), {(): -1.0, (0,): 1.0, (0, 0): 0.0}),
+    ("where(not x > 0, x**2, sin(x))", ("x",), (0.0,), {(): 0.0, (0,): 0.0, (0, 0): 2.0}),
     # x == 0 takes the constant 1: f''(0) is 0 by the convention (sinc''(0) would be -1/3).
     ("where(x == 0, 1, sin(x)/x)", ("x",), (0.0,), {(): 1.0, (0,): 0.0, (0, 0): 0.0}),
-    (
-        "where(x != 0, x**2*log(x**2), 0)",
-        ("x",),
-        (0.0,),
-        {(): 0.0, (0,): 0.0, (0, 0): 0.0},
-    ),
-    (
-        "where(x > 1, 1, where(x < -1, -1, x))",
-        ("x",),
-        (1.0,),
-        {(): 1.0, (0,): 1.0, (0, 0): 0.0},
-    ),
-    (
-        "where(x > 1, 1, where(x < -1, -1, x))",
-        ("x",),
-        (-1.0,),
-        {(): -1.0, (0,): 1.0, (0, 0): 0.0},
-    ),
+    ("where(x != 0, x**2*log(x**2), 0)", ("x",), (0.0,), {(): 0.0, (0,): 0.0, (0, 0): 0.0}),
+    ("where(x > 1, 1, where(x < -1, -1, x))", ("x",), (1.0,), {(): 1.0, (0,): 1.0, (0, 0): 0.0}),
+    ("where(x > 1, 1, where(x < -1, -1, x))", ("x",), (-1.0,), {(): -1.0, (0,): 1.0, (0, 0): 0.0}),
     # Both ties of a clamp take the first argument, x: the slope is 1 at both ends.
     ("max(min(x, 1), -1)", ("x",), (1.0,), {(): 1.0, (0,): 1.0, (0, 0): 0.0}),
     ("max(min(x, 1), -1)", ("x",), (-1.0,), {(): -1.0, (0,): 1.0, (0, 0): 0.0}),
@@ -433,18 +355,8 @@ KINKS = [
         (2.0, 2.0),
         {(): 4.0, (0,): 1.0, (1,): 1.0, (0, 0): 0.0, (0, 1): 0.0, (1, 1): 0.0},
     ),
-    (
-        "min(x, y)",
-        ("x", "y"),
-        (0.5, 0.5),
-        {(): 0.5, (0,): 1.0, (1,): 0.0, (0, 0): 0.0, (0, 1): 0.0, (1, 1): 0.0},
-    ),
-    (
-        "max(x, y)",
-        ("x", "y"),
-        (0.5, 0.5),
-        {(): 0.5, (0,): 1.0, (1,): 0.0, (0, 0): 0.0, (0, 1): 0.0, (1, 1): 0.0},
-    ),
+    ("min(x, y)", ("x", "y"), (0.5, 0.5), {(): 0.5, (0,): 1.0, (1,): 0.0, (0, 0): 0.0, (0, 1): 0.0, (1, 1): 0.0}),
+    ("max(x, y)", ("x", "y"), (0.5, 0.5), {(): 0.5, (0,): 1.0, (1,): 0.0, (0, 0): 0.0, (0, 1): 0.0, (1, 1): 0.0}),
 ]
 
 
@@ -463,10 +375,7 @@ def test_derivatives_at_the_kinks_follow_the_selected_branch(
     assert {tuple(sorted(index)) for index in got} == set(expected)
     for index, value in got.items():
         assert value.dtype == dtype
-        assert float(value.numpy()) == expected[tuple(sorted(index))], (
-            index,
-            float(value.numpy()),
-        )
+        assert float(value.numpy()) == expected[tuple(sorted(index))], (index, float(value.numpy()))
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
@@ -487,9 +396,7 @@ def test_ties_and_abs_match_tensorflow(tf, load_module, dtype_name):
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         ours, theirs = fn(x), tf.abs(x)
-    np.testing.assert_array_equal(
-        tape.gradient(ours, x).numpy(), tape.gradient(theirs, x).numpy()
-    )
+    np.testing.assert_array_equal(tape.gradient(ours, x).numpy(), tape.gradient(theirs, x).numpy())
 
 
 def test_two_inputs_broadcast_and_gradients_reduce(tf, load_module):
@@ -502,17 +409,11 @@ def test_two_inputs_broadcast_and_gradients_reduce(tf, load_module):
     assert value.shape == (3, 4)
     xs, ys = np.broadcast_arrays(x.numpy(), y.numpy())
     above = xs > ys
-    np.testing.assert_allclose(
-        value.numpy(), np.where(above, xs * ys, xs + ys), rtol=1e-15
-    )
+    np.testing.assert_allclose(value.numpy(), np.where(above, xs * ys, xs + ys), rtol=1e-15)
     dx, dy = tape.gradient(value, [x, y])
     assert dx.shape == (3, 1) and dy.shape == (4,)
-    np.testing.assert_allclose(
-        dx.numpy(), np.where(above, ys, 1.0).sum(axis=1, keepdims=True), rtol=1e-15
-    )
-    np.testing.assert_allclose(
-        dy.numpy(), np.where(above, xs, 1.0).sum(axis=0), rtol=1e-15
-    )
+    np.testing.assert_allclose(dx.numpy(), np.where(above, ys, 1.0).sum(axis=1, keepdims=True), rtol=1e-15)
+    np.testing.assert_allclose(dy.numpy(), np.where(above, xs, 1.0).sum(axis=0), rtol=1e-15)
 
 
 # --------------------------------------------------------------------------
@@ -537,9 +438,7 @@ def test_under_tf_function(tf, load_module, jit_compile):
     points = [*case.points["x"], 1.0, -1.0]
     x = tf.constant(points, tf.float32)
     value, first, second = (t.numpy() for t in value_and_derivatives(x))
-    refs = reference_partials(
-        Case(case.expr, case.variables, case.branches, {"x": points})
-    )
+    refs = reference_partials(Case(case.expr, case.variables, case.branches, {"x": points}))
     assert_close(value, refs[()], "float32", "f")
     assert_close(first, refs[(0,)], "float32", "f'")
     assert_close(second, refs[(0, 0)], "float32", "f''")
@@ -550,14 +449,7 @@ def test_cli_end_to_end(tf, tmp_path):
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "generator",
-            "where(x > 0, x, exp(x) - 1)",
-            "-o",
-            str(target),
-        ],
+        [sys.executable, "-m", "generator", "where(x > 0, x, exp(x) - 1)", "-o", str(target)],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -573,12 +465,8 @@ def test_cli_end_to_end(tf, tmp_path):
     with tf.GradientTape() as tape:
         tape.watch(x)
         value = module.f(x)
-    np.testing.assert_allclose(
-        value.numpy(), [float(mpmath.expm1(-2)), 0.0, 1.5], rtol=1e-15
-    )
-    np.testing.assert_allclose(
-        tape.gradient(value, x).numpy(), [float(mpmath.exp(-2)), 1.0, 1.0], rtol=1e-15
-    )
+    np.testing.assert_allclose(value.numpy(), [float(mpmath.expm1(-2)), 0.0, 1.5], rtol=1e-15)
+    np.testing.assert_allclose(tape.gradient(value, x).numpy(), [float(mpmath.exp(-2)), 1.0, 1.0], rtol=1e-15)
 
 
 @pytest.mark.parametrize(
