@@ -504,9 +504,18 @@ def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | N
 
 
 def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
-    """Whether `e` has x**g(x) or log(u) with u = 0 at x = 0: no Taylor series there."""
-    if any(p.exp.has(x) and p.base.has(x) for p in e.atoms(sp.Pow)):
-        return True
+    """Whether `e` has x**g(x), a fractional power of what vanishes at 0 (sqrt(x): SymPy's
+    series of expm1(expm1(sqrt(x)))'' at 0 ran for minutes), or log(u) with u = 0 at x = 0:
+    no Taylor series there."""
+    for p in e.atoms(sp.Pow):
+        if p.exp.has(x) and p.base.has(x):
+            return True
+        if p.exp.is_Rational and not p.exp.is_Integer and p.base.has(x):
+            try:
+                if p.base.subs(x, 0) == 0:
+                    return True
+            except (ArithmeticError, ValueError, TypeError):
+                continue
     for log in e.atoms(sp.log):
         try:
             if log.args[0].subs(x, 0) == 0:
