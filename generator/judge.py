@@ -733,7 +733,11 @@ def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, 
     with np.errstate(all="ignore"):
         value = np.asarray(value)
         if value.dtype == object:
-            value = value.astype(np.float64)
+            value = value.astype(np.complex128 if any(isinstance(v, complex) for v in value.flat) else np.float64)
+        if np.iscomplexobj(value):
+            # A Python power of a negative constant is complex ((-0.5)**0.5); TF's pow is NaN
+            # there, and casting to real would keep the real part as a value.
+            value = np.where(value.imag == 0, value.real, np.nan)
         return np.broadcast_to(value.astype(dtype), (points.shape[1],)).copy()
 
 

@@ -272,3 +272,11 @@ def test_divide_stepwise_with_a_symbolic_exponent_beside() -> None:
     expr = sp.tanh(x) ** sp.tan(y) / x**2
     result = divide_stepwise(expr)
     assert sp.simplify(naive(result) - expr) == 0
+
+
+def test_judge_takes_a_complex_value_as_nan() -> None:
+    # A Python power of a negative constant is complex; TF's pow is NaN there. Cast to
+    # float32, the complex value had kept its real part as the form's value.
+    form = x + sp.Pow(sp.Float(-0.5), sp.Float(0.5), evaluate=False)
+    assert np.isnan(judge.evaluate32(form, (x,), np.array([[1.0, 2.0]]))).all()
+    assert (judge.evaluate32(x**2, (x,), np.array([[1.0, 2.0]])) == [1.0, 4.0]).all()
