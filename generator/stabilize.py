@@ -201,6 +201,22 @@ def _log_one_minus_exp(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _log_of_expm1(node: sp.Expr) -> sp.Expr | None:
+    """log(-expm1(-u)) = log1mexp(u), and log(expm1(u)) = u + log1mexp(u): expm1 overflows
+    for u > 88.7, where its log is about u, and -expm1(-u) rounds to 1 where its log is
+    -exp(-u) (log(-expm1(-x)) at x = 20 is 0; the truth is -2.1e-9). Real where u > 0,
+    as the logs are."""
+    if not isinstance(node, sp.log):
+        return None
+    argument = node.args[0]
+    if isinstance(argument, expm1):
+        u = argument.args[0]
+        return u + log1mexp(u)
+    if isinstance(-argument, expm1):
+        return log1mexp(-(-argument).args[0])
+    return None
+
+
 def _log_one_plus(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, sp.log):
         return None
@@ -599,7 +615,8 @@ def _erfc_and_exp(node: sp.Expr) -> sp.Expr | None:
         for g in node.args:
             if isinstance(g, sp.exp):
                 w = sp.expand(g.args[0] - k * u**2)
-                if sp.count_ops(w) < sp.count_ops(g.args[0]):
+                # w = 0 also where the exponent was a bare symbol (erfc(sqrt(x))*exp(x)).
+                if w == 0 or sp.count_ops(w) < sp.count_ops(g.args[0]):
                     rest = sp.Mul(*(h for h in node.args if h is not f and h is not g))
                     return rest * (sp.sqrt(sp.pi) * mills(u)) ** -k * sp.exp(w)
     return None
@@ -821,6 +838,7 @@ RULES: tuple[Rule, ...] = (
         _logaddexp_less_argument,
     ),
     Rule("log1mexp", "log(1 - exp(-x)) cancels near 0; log1mexp switches forms", _log_one_minus_exp),
+    Rule("log_expm1", "log(expm1(u)) overflows for u > 88.7 and log(-expm1(-u)) rounds to 0; u + log1mexp(u) and log1mexp(u) do not", _log_of_expm1),
     Rule(
         "log_diff_exp",
         "log(exp(a) - exp(b)) overflows and cancels; a + log1mexp(a - b) does not",

@@ -109,6 +109,16 @@ CASES: tuple[Case, ...] = (
     Case("log_sum_exp", log1p(sp.exp(x)), softplus(x), {x: (100.0,)}, label="log1p"),
     # 1 - exp(-1e-8) rounds to 0 in float32: log(0) = -inf; the truth is log(1e-8) = -18.4.
     Case("log1mexp", sp.log(1 - sp.exp(-x)), log1mexp(x), {x: (1e-8,)}),
+    # -expm1(-20) rounds to 1: log is 0, the truth -2.1e-9; expm1(100) overflows: log(inf),
+    # the truth 100.
+    Case("log_expm1", sp.log(-expm1(-x)), log1mexp(x), {x: (20.0,)}),
+    Case(
+        "log_expm1",
+        sp.log(expm1(x)),
+        x + log1mexp(x),
+        {x: (100.0, 200.0)},
+        label="overflow",
+    ),
     # log1p(-exp(-1e-8)) is log1p(-1) = -inf in float32 too.
     Case("log1mexp", log1p(-sp.exp(-x)), log1mexp(x), {x: (1e-8,)}, label="log1p"),
     # 1/(1 + exp(u)) alone has no float32 trouble point: exp(u) overflows (u > 88.7) only where
@@ -621,6 +631,14 @@ CASES: tuple[Case, ...] = (
         {x: (10.0,)},
         label="scaled",
     ),
+    # The exponent a bare symbol: exp(x)*erfc(sqrt(x)) at x = 100 is inf*0; the truth is 0.0561.
+    Case(
+        "erfc_tail",
+        sp.exp(x) * erfc(sp.sqrt(x)),
+        1 / (sp.sqrt(sp.pi) * mills(sp.sqrt(x))),
+        {x: (100.0, 400.0)},
+        label="sqrt",
+    ),
     # erfc(10) flushes to 0: log(0); the truth is -102.9. erfc(-1e-8) rounds to 1: log(1) = 0;
     # the truth is 1.1e-8.
     Case(
@@ -1005,6 +1023,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("constant_into_where", sp.Piecewise((x, x > 0), (-x, True)) + y),
     # exp(x)/erfc(x): no exponent for erfc's tail to absorb. A sum in the log; a negative one.
     ("erfc_tail", sp.exp(x) / erfc(x)),
+    ("log_expm1", sp.log(expm1(x) + 1)),
+    ("log_expm1", sp.log(2 * expm1(x))),
     ("log_erfc", sp.log(erfc(x) + y)),
     ("log_erfc", sp.log(-erfc(x))),
     # A constant: nothing underflows with an input (mills of a number has no value to print).
