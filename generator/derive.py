@@ -231,8 +231,14 @@ def _max_power(expr: sp.Expr) -> int:
 
 
 def _check_defined(expr: sp.Expr, what: str) -> None:
-    """Raise if SymPy turned `expr`, or its textbook form, into infinity or nan (0**u, log(0))."""
-    if any(e.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for e in (expr, naive(expr))):
+    """Raise if SymPy turned `expr`, or its textbook form, into infinity or nan (0**u, log(0)),
+    or if the textbook form compares values SymPy knows are not real (min(1, log(log1mexp(y)))
+    : log1mexp is negative, and SymPy raised TypeError)."""
+    try:
+        textbook = naive(expr)
+    except TypeError as error:
+        raise GeneratorError(f"{what} is not real: {error}") from None
+    if any(e.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for e in (expr, textbook)):
         raise GeneratorError(f"{what} is undefined: SymPy makes it infinite or nan")
 
 

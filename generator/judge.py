@@ -368,6 +368,8 @@ def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[...,
         lambda e: isinstance(e, sp.Pow) and not e.exp.is_number and not e.base.is_number,
         lambda e: variable_power(e.base, e.exp),
     )
+    # A branch at a pole has no value (lambdify cannot print zoo; see `evaluate`).
+    textbook = textbook.xreplace({sp.zoo: sp.nan})
     return sp.lambdify(symbols, textbook, modules=[_MP_FUNCTIONS, "mpmath"], cse=True, docstring_limit=0)
 
 
@@ -723,6 +725,10 @@ def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, 
     """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops."""
     if dtype == np.float64 and expr.has(prim.by_dtype):
         expr = expr.replace(prim.by_dtype, lambda wide, narrow: narrow)
+    if expr.has(sp.zoo):
+        # A branch at a pole (acosh(max(x, 1))': 1/sqrt(x**2 - 1) on the branch x = 1), which
+        # lambdify cannot print (KeyError 'ComplexInfinity'); the value there is undefined.
+        expr = expr.xreplace({sp.zoo: sp.nan})
     fn = _numpy_function(expr, symbols)
     args = [np.asarray(p, dtype=dtype) for p in points]
     with np.errstate(all="ignore"):
