@@ -128,6 +128,11 @@ def derive(
 
     by_name = {v.name: v for v in variables}
     _check_defined(expr, sp.sstr(expr))
+    if any(isinstance(f, sp.Function) and f.args and f.args[0].has(sp.Piecewise) for f in expr.atoms(sp.Function)):
+        # A where inside a function, acosh(max(x, 1)): folded out, so that each branch is a
+        # function of its own (acosh(x) or acosh(1) = 0). Unfolded, the chain rule puts
+        # 1/sqrt(1 - 1) = zoo into the branch not taken, which no printer can write.
+        expr = sp.piecewise_fold(expr)
     def stable_all(sources: list[sp.Expr], raw_form: sp.Expr) -> list[sp.Expr]:
         # The stabilised forms of `sources` and of `raw_form`, its quotient over a common
         # denominator and that factored (one quotient instead of a sum that cancels:
