@@ -128,7 +128,7 @@ def derive(
 
     by_name = {v.name: v for v in variables}
     _check_defined(expr, sp.sstr(expr))
-    if any(isinstance(f, sp.Function) and f.args and f.args[0].has(sp.Piecewise) for f in expr.atoms(sp.Function)):
+    if any(arg.has(sp.Piecewise) for f in expr.atoms(sp.Function) for arg in f.args):
         # A where inside a function, acosh(max(x, 1)): folded out, so that each branch is a
         # function of its own (acosh(x) or acosh(1) = 0). Unfolded, the chain rule puts
         # 1/sqrt(1 - 1) = zoo into the branch not taken, which no printer can write.

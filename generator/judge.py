@@ -188,7 +188,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "ipow": _power,
     "flushed_power": _flushed(_power),
     "clip": _clip,
-    # The float32 value; `evaluate` puts in the float64 one for float64.
+    # The float32 value, where a condition is evaluated outside `evaluate` (guards._truth);
+    # `_numpy_function` substitutes the dtype's value itself.
     "by_dtype": lambda wide, narrow: wide,
     "polyval": lambda coeffs, x: np.polyval([np.asarray(c, dtype=np.asarray(x).dtype) for c in coeffs], x),
     "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
@@ -368,7 +369,7 @@ def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[...,
         lambda e: isinstance(e, sp.Pow) and not e.exp.is_number and not e.base.is_number,
         lambda e: variable_power(e.base, e.exp),
     )
-    # A branch at a pole has no value (lambdify cannot print zoo; see `evaluate`).
+    # A branch at a pole has no value (lambdify cannot print zoo; see `_numpy_function`).
     textbook = textbook.xreplace({sp.zoo: sp.nan})
     return sp.lambdify(symbols, textbook, modules=[_MP_FUNCTIONS, "mpmath"], cse=True, docstring_limit=0)
 
@@ -653,12 +654,17 @@ def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray
 
 
 @functools.lru_cache(maxsize=256)
-def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[..., object]:
+def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool = False) -> Callable[..., object]:
     # Compiled once per expression: the judge, the regimes and the docstring's accuracy
     # evaluate the same forms again (21 lambdify calls for 12 forms in `log(1+exp(x))`).
     # The module object, not the string "numpy": the string makes lambdify import
     # NumPy's lazy submodules (f2py among them), 150 ms on a cold start. docstring_limit=0:
     # no docstring, which would print the expression again (about 0.5 ms a form).
+    # A dtype's constant (by_dtype) takes the float64 value for float64. A branch at a pole
+    # (acosh's slope 1/sqrt(x**2 - 1) at x = 1) holds zoo, which lambdify cannot print
+    # (KeyError 'ComplexInfinity'): its value is undefined.
+    expr = expr.replace(prim.by_dtype, lambda wide, narrow: narrow if float64 else wide)
+    expr = expr.xreplace({sp.zoo: sp.nan})
     return sp.lambdify(
         symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, np], printer=_printer(), cse=True, docstring_limit=0
     )
@@ -723,13 +729,7 @@ def _flush_powers(expr: sp.Expr) -> sp.Expr:
 
 def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
     """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops."""
-    if dtype == np.float64 and expr.has(prim.by_dtype):
-        expr = expr.replace(prim.by_dtype, lambda wide, narrow: narrow)
-    if expr.has(sp.zoo):
-        # A branch at a pole (acosh(max(x, 1))': 1/sqrt(x**2 - 1) on the branch x = 1), which
-        # lambdify cannot print (KeyError 'ComplexInfinity'); the value there is undefined.
-        expr = expr.xreplace({sp.zoo: sp.nan})
-    fn = _numpy_function(expr, symbols)
+    fn = _numpy_function(expr, symbols, dtype == np.float64)
     args = [np.asarray(p, dtype=dtype) for p in points]
     with np.errstate(all="ignore"):
         try:

@@ -422,12 +422,10 @@ def _series_regime(
     if series is None:
         return None
     poly = sp.lambdify(h, series, modules="mpmath")
-    at = poly if in_abs is None else lambda d: poly(abs(d))
-    threshold = _series_threshold(exact, at, center, DOUBLE_TOLERANCE)
     # float32 needs the polynomial exact to 2**-28 only, often over a wider band, and the form
     # it replaces there cancels (1/tanh(x) - 1/x's f'' loses 9 bits at 0.5, 5 at 1): the
     # module takes the dtype's threshold at trace time.
-    wide = _series_threshold(exact, at, center, SINGLE_TOLERANCE)
+    threshold, wide = _series_thresholds(exact, poly if in_abs is None else lambda d: poly(abs(d)), center)
     if wide is None:
         return None
     if threshold is not None and threshold >= wide:
@@ -458,9 +456,11 @@ def _series_in_abs(textbook: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, sp.Symbol]
     return series, t
 
 
-def _series_threshold(exact: Callable, poly: Callable, center: sp.Rational, tolerance: float) -> float | None:
-    """The largest of SERIES_THRESHOLDS at which the polynomial (in x - center) is exact to
-    the relative `tolerance` on both sides; a series away from 0 stays on its side of 0."""
+def _series_thresholds(exact: Callable, poly: Callable, center: sp.Rational) -> tuple[float | None, float | None]:
+    """The largest of SERIES_THRESHOLDS at which the polynomial (in x - center) is exact on
+    both sides to DOUBLE_TOLERANCE, and to SINGLE_TOLERANCE (each None if none is); a series
+    away from 0 stays on its side of 0. Each threshold's values are computed once."""
+    found: dict[float, float] = {}
     with mpmath.workdps(40):
         for t in SERIES_THRESHOLDS:
             if center != 0 and t >= abs(center):
@@ -469,12 +469,15 @@ def _series_threshold(exact: Callable, poly: Callable, center: sp.Rational, tole
                 pairs = [(exact(mpmath.mpf(center) + d), poly(mpmath.mpf(d))) for d in (t, -t)]
             except (ArithmeticError, ValueError, TypeError):
                 continue
-            if all(
-                mpmath.isfinite(true) and abs(approx - true) <= tolerance * max(abs(true), mpmath.mpf(1e-300))
-                for true, approx in pairs
-            ):
-                return t
-    return None
+            if not all(mpmath.isfinite(true) for true, _ in pairs):
+                continue
+            error = max(abs(approx - true) / max(abs(true), mpmath.mpf(1e-300)) for true, approx in pairs)
+            for tolerance in (DOUBLE_TOLERANCE, SINGLE_TOLERANCE):
+                if tolerance not in found and error <= tolerance:
+                    found[tolerance] = t
+            if DOUBLE_TOLERANCE in found:
+                break  # the thresholds descend: the single one is found by now
+    return found.get(DOUBLE_TOLERANCE), found.get(SINGLE_TOLERANCE)
 
 
 def _regular_at_zero(textbook: sp.Expr, x: sp.Symbol) -> bool:

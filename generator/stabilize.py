@@ -962,13 +962,18 @@ def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
     return sp.log(positive_a) - sp.log(sp.Abs(b))
 
 
+def _holds_where(e: sp.Expr) -> bool:
+    """Whether `e` holds a where, so that a variant's condition on it would too: SymPy's
+    Piecewise rewrites such a condition as ITE and asks for its set (periodicity, simplify),
+    over 90 s on the fuzzer's log2(log10(log10(y))). Those variants decline."""
+    return e.has(sp.Piecewise)
+
+
 def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
     """log(a/b) as log1p((a - b)/b), with a - b simplified, where a/b is within 1/2 of 1;
     `far` (the same log, as the caller had it) elsewhere."""
     near = sp.expand(a - b) / b
-    if near.has(sp.Piecewise):
-        # A condition on a where: SymPy's Piecewise rewrites it as ITE and asks for its set
-        # (periodicity, simplify), tens of seconds on the fuzzer's log2(log10(log10(y))).
+    if _holds_where(near):
         return far
     return sp.Piecewise((log1p(near), sp.Abs(near) <= sp.Rational(1, 2)), (far, True))
 
@@ -1146,9 +1151,7 @@ def _log_root(node: sp.Expr) -> sp.Expr | None:
     if not 1e-30 < r < 1e30:
         return None
     u, near = log_u.args[0], _as_number(r)
-    if u.has(sp.Piecewise):
-        # A condition on a where: SymPy's Piecewise rewrites it as ITE and asks for its set
-        # (periodicity, simplify), minutes on the fuzzer's log2(log10(log10(y))).
+    if _holds_where(u):
         return None
     return sp.Piecewise((k * log1p(_shifted(u, -r) / near), sp.Abs(u - near) < near / 2), (node, True))
 
@@ -1189,8 +1192,8 @@ def _power_of_one_plus_less_one(node: sp.Expr) -> sp.Expr | None:
         if w.is_Integer and w > 0 and w <= 2:
             continue  # (1 + v)**2 - 1 is v*(v + 2) after expansion; nothing to gain
         v = base - 1
-        if power.has(sp.Piecewise):
-            continue  # a condition on a where (see _log_root)
+        if _holds_where(power):
+            continue
         rest = sp.Add(*(t for t in node.args if t is not term and t != -c))
         # Only where the power is within a factor e of 1: beyond, the difference does not
         # cancel, and expm1 rounds its larger argument (sqrt(1 + x) - 1 at x = 1e30 as
