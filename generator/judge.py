@@ -333,6 +333,8 @@ _MP_FUNCTIONS = {
     "DiracDelta": lambda u, *order: mpmath.mpf(0),
     "Heaviside": lambda u, *h0: mpmath.mpf(1) if u > 0 else mpmath.mpf(0),
     "sign": mpmath.sign,
+    # The angle of a point with a complex coordinate is not defined (mpmath raises).
+    "atan2": lambda a, b: mpmath.atan2(a, b) if isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf) else mpmath.nan,
     "variable_power": lambda a, b: _variable_power(a, b),
 }
 

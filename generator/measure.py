@@ -348,6 +348,24 @@ def _dirac(v: object, *order: object) -> object:
     raise _Unsure
 
 
+_atan = _monotone(mpmath.atan)
+
+
+def _atan2(a: object, b: object) -> object:
+    """atan2(a, b), the angle of the point (b, a): atan(a/b) right of the a axis, pi/2 - atan(b/a)
+    above it and -pi/2 - atan(b/a) below; on the cut (a = 0, b < 0) pi, as TF and mpmath give."""
+    (a_lo, a_hi), (b_lo, b_hi) = _ends(a), _ends(b)
+    if b_lo > 0:
+        return _atan(a / b)
+    if a_lo > 0 or a_hi < 0:
+        with mpmath.workprec(iv.prec + 20):
+            quarter = mpmath.sign(a_lo) * mpmath.pi / 2
+        return _widened(quarter, quarter) - _atan(b / a)
+    if a_lo == a_hi == 0 and (b_hi < 0 or b_lo == b_hi == 0):
+        return _constant(lambda: mpmath.pi)(()) if b_hi < 0 else _exact(0)
+    raise _Unsure
+
+
 def _constant(value: Callable[[], mpmath.mpf]) -> Callable[[Sequence[object]], object]:
     def apply(args: Sequence[object]) -> object:
         with mpmath.workprec(iv.prec + 20):
@@ -370,7 +388,8 @@ INTERVAL_FUNCTIONS: dict[str, Callable[..., object]] = {
     "tanh": _monotone(_tanh_point),
     "asin": _monotone(mpmath.asin, (-1.0, 1.0)),
     "acos": _monotone(mpmath.acos, (-1.0, 1.0)),
-    "atan": _monotone(mpmath.atan),
+    "atan": _atan,
+    "atan2": _atan2,
     "asinh": _monotone(mpmath.asinh),
     "acosh": _monotone(mpmath.acosh, (1.0, math.inf)),
     "atanh": _monotone(mpmath.atanh, (-1.0, 1.0)),
@@ -812,7 +831,7 @@ def naive_function(
         return result
 
     names = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan"]
-    names += ["asinh", "acosh", "atanh", "erf", "erfc", "sign"]
+    names += ["atan2", "asinh", "acosh", "atanh", "erf", "erfc", "sign"]
     namespace: dict[str, object] = {name: op(getattr(tf.math, name)) for name in names}
     namespace.update(Abs=op(tf.math.abs), pi=math.pi, E=math.e, Piecewise=piecewise)
     namespace.update(Eq=op(tf.math.equal), Ne=op(tf.math.not_equal), ITE=tf.where)

@@ -131,6 +131,8 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "asin": FunctionSpec(1, sp.asin, "inverse sine", _within_one),
     "acos": FunctionSpec(1, sp.acos, "inverse cosine", _within_one),
     "atan": FunctionSpec(1, sp.atan, "inverse tangent"),
+    # Argument order as in tf.math.atan2 and numpy.arctan2: the angle of the point (b, a).
+    "atan2": FunctionSpec(2, sp.atan2, "the angle of the point (b, a) in (-pi, pi]: atan2(a, b)"),
     "asinh": FunctionSpec(1, sp.asinh, "inverse hyperbolic sine"),
     "acosh": FunctionSpec(1, sp.acosh, "inverse hyperbolic cosine", _at_least_one),
     "atanh": FunctionSpec(1, sp.atanh, "inverse hyperbolic tangent", _inside_one),
@@ -218,6 +220,7 @@ _MP_FUNCTIONS: dict[type, Callable[..., mpmath.mpf]] = {
     sp.asin: _MP.asin,
     sp.acos: _MP.acos,
     sp.atan: _MP.atan,
+    sp.atan2: _MP.atan2,
     sp.asinh: _MP.asinh,
     sp.acosh: _MP.acosh,
     sp.atanh: _MP.atanh,

@@ -31,6 +31,7 @@ TF_FUNCTIONS: dict[type, str] = {
     sp.asin: "tf.math.asin",
     sp.acos: "tf.math.acos",
     sp.atan: "tf.math.atan",
+    sp.atan2: "tf.math.atan2",
     sp.asinh: "tf.math.asinh",
     sp.acosh: "tf.math.acosh",
     sp.atanh: "tf.math.atanh",

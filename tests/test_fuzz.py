@@ -137,6 +137,7 @@ def _tf_functions(tf):
         sp.asin: tf.math.asin,
         sp.acos: tf.math.acos,
         sp.atan: tf.math.atan,
+        sp.atan2: tf.math.atan2,
         sp.asinh: tf.math.asinh,
         sp.acosh: tf.math.acosh,
         sp.atanh: tf.math.atanh,

@@ -168,6 +168,19 @@ def test_reference_domain() -> None:
     assert hypot.value(("x",), (0.0, 0.0)) is None  # the kink: no derivative
 
 
+@pytest.mark.parametrize(
+    ("y", "x"), [(1.0, 2.0), (1.0, -2.0), (-1.0, -2.0), (3.0, 0.0), (-3.0, 0.0), (0.0, -5.0), (1e-30, -1e30)]
+)
+def test_reference_angle_in_every_quadrant(y: float, x: float) -> None:
+    # atan2's intervals, against the argument of the complex number x + iy.
+    with mpmath.workprec(200):
+        true = mpmath.arg(mpmath.mpc(x, y))
+        slope = x / (mpmath.mpf(x) ** 2 + mpmath.mpf(y) ** 2)
+    values = rounded("atan2(y, x)", ["y", "x"], (y, x))
+    assert values[0] == measure.round_to_format(true, measure.FLOAT64)
+    assert values[1] == measure.round_to_format(slope, measure.FLOAT64)
+
+
 def test_reference_table_rounds_and_marks_undefined() -> None:
     reference = measure.Reference("x*log(x)", ["x"], FLOAT32)
     e = np.float32(np.e)
