@@ -30,7 +30,7 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 2.0 bits, mean 0.20 bits, 100.0% of 159 points within 3 bits
+    f: max 2.0 bits, mean 0.18 bits, 100.0% of 159 points within 3 bits
     order 1: max 29.8 bits, mean 0.39 bits, 99.8% of 477 points within 3 bits
     order 2: max 32.0 bits, mean 0.38 bits, 99.7% of 954 points within 3 bits
 

@@ -22,8 +22,8 @@ over the whole float range and around nonzero roots; the forms evaluated with Nu
 stand-ins for the TF ops):
 
     f: max 2.3 bits, mean 0.08 bits, 100.0% of 141 points within 3 bits
-    order 1: max 10.1 bits, mean 0.33 bits, 97.2% of 145 points within 3 bits
-    order 2: max 1.6 bits, mean 0.21 bits, 100.0% of 149 points within 3 bits
+    order 1: max 9.2 bits, mean 0.28 bits, 96.6% of 145 points within 3 bits
+    order 2: max 1.6 bits, mean 0.20 bits, 100.0% of 149 points within 3 bits
 
 Usage:
 

@@ -23,9 +23,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 2.0 bits, mean 0.29 bits, 100.0% of 141 points within 3 bits
-    order 1: max 1.6 bits, mean 0.42 bits, 100.0% of 157 points within 3 bits
-    order 2: max 11.5 bits, mean 0.87 bits, 91.1% of 157 points within 3 bits
+    f: max 1.6 bits, mean 0.26 bits, 100.0% of 141 points within 3 bits
+    order 1: max 1.6 bits, mean 0.35 bits, 100.0% of 157 points within 3 bits
+    order 2: max 10.2 bits, mean 0.76 bits, 92.4% of 157 points within 3 bits
 
 Usage:
 
