@@ -28,9 +28,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.03 bits, 100.0% of 182 points within 3 bits
-    order 1: max 2.0 bits, mean 0.03 bits, 100.0% of 364 points within 3 bits
-    order 2: max 1.6 bits, mean 0.06 bits, 100.0% of 598 points within 3 bits
+    f: max 1.0 bits, mean 0.03 bits, 100.0% of 188 points within 3 bits
+    order 1: max 2.0 bits, mean 0.03 bits, 100.0% of 376 points within 3 bits
+    order 2: max 1.6 bits, mean 0.06 bits, 100.0% of 616 points within 3 bits
 
 Usage:
 

@@ -24,9 +24,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 0.0 bits, mean 0.00 bits, 100.0% of 234 points within 3 bits
-    order 1: max 1.6 bits, mean 0.04 bits, 100.0% of 466 points within 3 bits
-    order 2: max 32.0 bits, mean 0.41 bits, 99.6% of 702 points within 3 bits
+    f: max 0.0 bits, mean 0.00 bits, 100.0% of 240 points within 3 bits
+    order 1: max 1.6 bits, mean 0.04 bits, 100.0% of 478 points within 3 bits
+    order 2: max 32.0 bits, mean 0.41 bits, 99.6% of 720 points within 3 bits
 
 Usage:
 

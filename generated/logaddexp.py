@@ -24,9 +24,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 0.0 bits, mean 0.00 bits, 100.0% of 234 points within 3 bits
-    order 1: max 3.0 bits, mean 0.03 bits, 100.0% of 468 points within 3 bits
-    order 2: max 3.0 bits, mean 0.06 bits, 100.0% of 702 points within 3 bits
+    f: max 0.0 bits, mean 0.00 bits, 100.0% of 240 points within 3 bits
+    order 1: max 3.0 bits, mean 0.03 bits, 100.0% of 480 points within 3 bits
+    order 2: max 3.0 bits, mean 0.06 bits, 100.0% of 720 points within 3 bits
 
 Usage:
 

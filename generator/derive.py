@@ -121,7 +121,7 @@ def derive(
         at_defaults: dict[sp.Expr, sp.Expr] = {}
         for candidate in candidates:
             at_defaults.setdefault(candidate.xreplace(defaults), candidate)
-        chosen = at_defaults[judge.best(list(at_defaults), truth.xreplace(defaults), variables, domain)]
+        chosen = at_defaults[judge.best(list(at_defaults), truth.xreplace(defaults), variables, domain, computed())]
         # Report the rules behind the forms actually emitted, not every candidate's.
         fired.extend(n for n in rules_of.get(chosen, ()) if n not in fired)
         return chosen
@@ -149,7 +149,15 @@ def derive(
         # that no_nan_product can guard, not a sum of guarded products.
         return forms + [p for p in map(_pulled, forms) if p is not None]
 
-    partials: dict[Index, sp.Expr] = {(): choose(stable_all([], expr), expr)}
+    def computed() -> frozenset[sp.Basic]:
+        # What the module computes before the partial being chosen: the forms of f and of
+        # the lower orders, whose subexpressions an order above shares (emit's CSE). Among
+        # near-equals the judge takes the form that costs least beyond them: hypot's
+        # d2f/dxdy as -d_x*d_y/f from the first order's hypot_ratio, not x/h and y/h anew.
+        return frozenset(node for form in partials.values() for node in sp.preorder_traversal(form))
+
+    partials: dict[Index, sp.Expr] = {}
+    partials[()] = choose(stable_all([], expr), expr)
     raw: dict[Index, sp.Expr] = {(): expr}
     names = [v.name for v in variables]
     for k in range(1, order + 1):
@@ -172,7 +180,7 @@ def derive(
             # the run time of the second order in graph mode).
             pulled = None if defaults else _pulled(chosen)
             if pulled is not None:
-                chosen = judge.best([chosen, pulled], raw[index], variables, domain)
+                chosen = judge.best([chosen, pulled], raw[index], variables, domain, computed())
             partials[index] = chosen
     if len(variables) == 1 and not defaults:
         x = variables[0]

@@ -16,7 +16,7 @@ from generator.derive import Derivation, Index
 from generator.model import Assignment, DocForm, Level, ModuleModel
 from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
 from generator.primitives import ipow
-from generator.printer import TFPrinter, constant_like, math_text
+from generator.printer import TFPrinter, constant_like, divide_in_place, math_text
 from generator.stabilize import RULES, VARIANTS
 
 _RULE_WHY = {rule.name: rule.why for rule in (*RULES, *VARIANTS)} | {
@@ -38,30 +38,6 @@ def _doc_label(index: Index, variables: tuple[str, ...]) -> str:
     k = len(index)
     top = "d" if k == 1 else f"d{k}"
     return f"{top}f/" + " ".join(f"d{v}" for v in index)
-
-
-def _divide_in_place(
-    replacements: list[tuple[sp.Symbol, sp.Expr]], reduced: list[sp.Expr]
-) -> tuple[list[tuple[sp.Symbol, sp.Expr]], list[sp.Expr]]:
-    """Reciprocal temporaries (t = 1/h) put back where they are used, so that they print as
-    divisions: x / h is one rounding, and 1/h alone flushes to 0 where h > 8.5e37 in
-    float32 (d hypot/dx at x = -3e38 came out -0, not -1). A compound h gets its own
-    temporary (as does h**2 for 1/h**2), so that it is still computed once."""
-    bases = sp.numbered_symbols("_base")
-    inline: dict[sp.Symbol, sp.Expr] = {}
-    kept: list[tuple[sp.Symbol, sp.Expr]] = []
-    for sym, sub in replacements:
-        sub = sub.xreplace(inline)
-        if sub.is_Pow and sub.exp.is_Integer and sub.exp < 0:
-            base = sub.base**-sub.exp
-            if not base.is_Symbol:
-                base_sym = next(bases)
-                kept.append((base_sym, base))
-                base = base_sym
-            inline[sym] = 1 / base
-        else:
-            kept.append((sym, sub))
-    return kept, [e.xreplace(inline) for e in reduced]
 
 
 def _share_squares(
@@ -123,7 +99,7 @@ def build_model(
             kept.append((sym, sub))
     replacements = kept
     reduced = [e.xreplace(inline) for e in reduced]
-    replacements, reduced = _divide_in_place(replacements, reduced)
+    replacements, reduced = divide_in_place(replacements, reduced)
     replacements, reduced = _share_squares(replacements, reduced)
 
     namer = Namer([*variables, *param_names, name])

@@ -19,7 +19,7 @@ import sympy as sp
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from generator import primitives as prim
-from generator.printer import FLOAT32_MAX
+from generator.printer import FLOAT32_MAX, ProductOrder, divide_in_place
 
 FLOAT32_TINY = 1.1754944e-38
 _DPS = 40
@@ -116,7 +116,7 @@ _erfc = np.frompyfunc(math.erfc, 1, 1)
 
 def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # As the printed helper: both scaled by the larger magnitude; 0 at a = b = 0.
-    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    a, b = np.broadcast_arrays(np.asanyarray(a), np.asanyarray(b))
     big = np.maximum(np.abs(a), np.abs(b))
     safe = np.where(big > 0, big, np.ones_like(big))
     ratio = (a / safe) / np.sqrt(np.square(a / safe) + np.square(b / safe))
@@ -126,24 +126,24 @@ def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     # As the printed helper: exp(u/2) twice, so a representable product never passes through
     # exp(u); 0 where c is 0 ((x - y)*exp(-2*z) at x = y, z = -50 is 0*inf = NaN otherwise).
-    half = _exp(np.asarray(u) * 0.5)
+    half = _exp(np.asanyarray(u) * 0.5)
     return _mul_no_nan(half, _mul_no_nan(half, c))
 
 
 def _mul_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    product = np.asarray(a * b)
-    return np.where(np.asarray(b) == 0, np.zeros_like(product), product)
+    product = np.asanyarray(a * b)
+    return np.where(np.asanyarray(b) == 0, np.zeros_like(product), product)
 
 
 def _exp_finite(u: np.ndarray) -> np.ndarray:
     # As the printed helper: the argument held below the dtype's overflow.
-    u = np.asarray(u)
+    u = np.asanyarray(u)
     return _exp(np.minimum(u, u.dtype.type(708.0 if u.dtype == np.float64 else 87.0)))
 
 
 def _tanh_softplus(u: np.ndarray) -> np.ndarray:
     # As the printed helper: n/(n + 2), n = e*(e + 2), e held at exp(20).
-    u = np.asarray(u)
+    u = np.asanyarray(u)
     e = _exp(np.minimum(u, u.dtype.type(20.0)))
     n = e * (e + 2)
     return n / (n + 2)
@@ -151,7 +151,7 @@ def _tanh_softplus(u: np.ndarray) -> np.ndarray:
 
 def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
     # As the printed helper: 4e/d times a ratio of at most 1, e held where e*(e + 2) overflows.
-    u = np.asarray(u)
+    u = np.asanyarray(u)
     e = _exp(np.minimum(u, u.dtype.type(400.0 if u.dtype == np.float64 else 50.0)))
     d = e * (e + 2) + 2
     return 4 * e / d * ((1 + e) / d)
@@ -160,13 +160,13 @@ def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
 def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # As the printed helper, in float64 (its float64 regimes: start 2, 48 levels and their
     # tail's fixed point), rounded to u's dtype.
-    u = np.asarray(u)
+    u = np.asanyarray(u)
     w = u.astype(np.float64)
     near = w < 2.0
     w_near = np.where(near, w, 0.0)
     w_far = np.maximum(w, 2.0)
     with np.errstate(all="ignore"):
-        t_near = _np.exp(-np.square(w_near)) / (math.sqrt(math.pi) * np.asarray(_erfc(w_near), dtype=np.float64))
+        t_near = _np.exp(-np.square(w_near)) / (math.sqrt(math.pi) * np.asanyarray(_erfc(w_near), dtype=np.float64))
         s = 0.5 * (w_far + np.sqrt(np.square(w_far) + 2.0 * 49))
         for k in range(48, 1, -1):
             s = w_far + (0.5 * k) / s
@@ -179,7 +179,7 @@ def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _clip(x: np.ndarray, lo: object, hi: object) -> np.ndarray:
     # As the printer emits it: a bound at float32's largest value is the dtype's own.
     # Python floats: a NumPy float64 bound would make a float32 result float64.
-    x = np.asarray(x)
+    x = np.asanyarray(x)
     top = float(np.finfo(x.dtype).max) if x.dtype.kind == "f" else np.inf
     lo, hi = (math.copysign(top, float(b)) if abs(float(b)) == FLOAT32_MAX else b for b in (lo, hi))
     return np.clip(x, lo, hi)
@@ -194,7 +194,7 @@ def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """
 
     def wrapped(*args: np.ndarray) -> np.ndarray:
-        value = np.asarray(f(*args))
+        value = np.asanyarray(f(*args))
         if value.dtype == np.float32:
             return np.where(np.abs(value) < FLOAT32_TINY, np.float32(0) * value, value)
         return value
@@ -213,8 +213,8 @@ def _power(b: np.ndarray, k: object) -> np.ndarray:
 
 def _like(f: Callable[[object], object]) -> Callable[[np.ndarray], np.ndarray]:
     def wrapped(x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x)
-        return np.asarray(f(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+        x = np.asanyarray(x)
+        return np.asanyarray(f(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
 
     return wrapped
 
@@ -243,8 +243,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     # The float32 value, where a condition is evaluated outside `evaluate` (guards._truth);
     # `_numpy_function` substitutes the dtype's value itself.
     "by_dtype": lambda wide, narrow: wide,
-    "polyval": lambda coeffs, x: np.polyval([np.asarray(c, dtype=np.asarray(x).dtype) for c in coeffs], x),
-    "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asarray(x).dtype),
+    "polyval": lambda coeffs, x: np.polyval([np.asanyarray(c, dtype=np.asanyarray(x).dtype) for c in coeffs], x),
+    "away": lambda x, t: np.where(np.abs(x) < t, t, x).astype(np.asanyarray(x).dtype),
     "pick": lambda condition, a, b: np.where(condition, a, b),
     "mul_exp": _mul_exp,
     "mul_no_nan": _mul_no_nan,
@@ -254,7 +254,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "mills": _flushed(lambda u: _mills_parts(u)[0]),
     "mills_gap": _flushed(lambda u: _mills_parts(u)[1]),
     "DiracDelta": np.zeros_like,
-    "Heaviside": lambda x, *a: (np.asarray(x) > 0).astype(np.asarray(x).dtype),
+    "Heaviside": lambda x, *a: (np.asanyarray(x) > 0).astype(np.asanyarray(x).dtype),
 }
 
 
@@ -290,6 +290,10 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
 _FAR = (1e36, 1e20, 1e6, -1e6, -1e20, -1e36)
 _ORDINARY = (0.999, 1 - 2.0**-24, 0.5, -2.0, 30.0, 1e15)
 _ALL_FAR = (3e38, -3e38)
+# Two inputs tiny, at decades apart, the others ordinary: a quotient of them is ordinary
+# or huge while each is tiny ((x - m)/s at x = 1e-36, s = 1e-30 is 1e-6, and its quotient
+# by s twice overflows: a form that subtracts two such overflows is NaN).
+_TINY_PAIRS = ((1e-36, 1e-30), (1e-30, 1e-36), (-1e-30, 1e-20))
 
 
 def _corners(n_vars: int) -> np.ndarray:
@@ -304,6 +308,12 @@ def _corners(n_vars: int) -> np.ndarray:
     # All inputs at one extreme: a sum of them overflows where their differences are 0
     # ((s + x - m)/s at x = m = s = 3e38).
     columns += [[far] * n_vars for far in _ALL_FAR]
+    for i in range(n_vars):
+        for j in range(n_vars):
+            for a, b in _TINY_PAIRS if i != j else ():
+                column = [_ORDINARY[(m + 1) % len(_ORDINARY)] for m in range(n_vars)]
+                column[i], column[j] = a, b
+                columns.append(column)
     return np.array(columns, dtype=np.float32).astype(np.float64).T
 
 
@@ -721,8 +731,17 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     expr = expr.replace(prim.by_dtype, lambda wide, narrow: narrow if float64 else wide)
     expr = expr.xreplace({sp.zoo: sp.nan})
     return sp.lambdify(
-        symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np], printer=_printer(), cse=True, docstring_limit=0
+        symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np], printer=_printer(), cse=_cse, docstring_limit=0
     )
+
+
+def _cse(expr: sp.Expr) -> tuple[list[tuple[sp.Symbol, sp.Expr]], sp.Expr]:
+    """SymPy's cse, with reciprocals put back as divisions, as the module's (emit): with
+    x0 = 1/s, -x0*(1 + t)*(t - 1) at t = 1e21, s = 1e15 is -1e27, where the module's
+    -(1 + t)*(t - 1)/s overflows."""
+    replacements, reduced = sp.cse(expr, list=False)
+    replacements, (reduced,) = divide_in_place(replacements, [reduced])
+    return replacements, reduced
 
 
 
@@ -734,7 +753,10 @@ def _printer() -> object:
     # as -2*x*y + x**2 + y**2 + 1 and 0 summed as 1 + x**2 + y**2 - 2*x*y, as TF did.
     from sympy.printing.numpy import NumPyPrinter
 
-    class Printer(NumPyPrinter):
+    class Printer(ProductOrder, NumPyPrinter):
+        def _print_number(self, expr: sp.Expr) -> str:
+            return NumPyPrinter._print_Mul(self, expr) if expr.is_Mul else self._print(expr)
+
         def _print_ITE(self, expr: sp.Expr) -> str:
             # SymPy's own prints it as select(..., default=nan), a float array, which NumPy
             # refuses as a condition: hard swish's f' (a sum of Piecewise under one ITE
@@ -790,17 +812,54 @@ def _flush_powers(expr: sp.Expr) -> sp.Expr:
     )
 
 
+_TINY = {np.dtype(np.float32): np.float32(FLOAT32_TINY), np.dtype(np.float64): np.float64(2.2250738585072014e-308)}
+
+
+def _flush_subnormals(value: object) -> object:
+    if isinstance(value, np.ndarray) and value.dtype in _TINY:
+        plain = value.view(np.ndarray)
+        flushed = np.where(np.abs(plain) < _TINY[value.dtype], plain * 0, plain)
+        return flushed.view(_Flushed)
+    if isinstance(value, tuple):
+        return tuple(_flush_subnormals(v) for v in value)
+    return value
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, _Flushed):
+        return value.view(np.ndarray)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain(v) for v in value)
+    return value
+
+
+class _Flushed(np.ndarray):
+    """An array whose every operation flushes subnormal results to zero, as TensorFlow's CPU
+    kernels run (FTZ): -(1 + t)*(-t/s**2 - (t - 1)/s**2) + ... at t = 2e8, s = 1e24 has terms
+    of 1e-40, which TF makes 0 and NumPy keeps, and the judge took a form that lost 24 bits
+    in the module. Its inputs are flushed too (DAZ): a value rounded to float32 (judge._rounded)
+    can be subnormal."""
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object) -> object:
+        inputs = tuple(_plain(_flush_subnormals(a)) for a in inputs)
+        return _flush_subnormals(getattr(ufunc, method)(*inputs, **_plain(kwargs)))
+
+    def __array_function__(self, func: Callable[..., object], types: object, args: tuple, kwargs: dict) -> object:
+        return _flush_subnormals(func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
+
+
 def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
-    """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops."""
+    """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops,
+    each flushing subnormal results to zero as TF's CPU kernels do (_Flushed)."""
     fn = _numpy_function(expr, symbols, dtype == np.float64)
-    args = [np.asarray(p, dtype=dtype) for p in points]
+    args = [_flush_subnormals(np.asarray(p, dtype=dtype)) for p in points]
     with np.errstate(all="ignore"):
         try:
             value = fn(*args)
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
             return np.full(points.shape[1], np.nan, dtype=dtype)
     with np.errstate(all="ignore"):
-        value = np.asarray(value)
+        value = _plain(np.asarray(value))
         if value.dtype == object:
             value = value.astype(np.complex128 if any(isinstance(v, complex) for v in value.flat) else np.float64)
         if np.iscomplexobj(value):
@@ -901,11 +960,12 @@ ARITHMETIC_COST = 0.5  # + - * / and squares
 DEFAULT_COST = 1.5
 
 
-def cost(expr: sp.Expr) -> float:
+def cost(expr: sp.Expr, shared: frozenset[sp.Basic] = frozenset()) -> float:
     """Estimated run time of `expr` as emitted, in `exp`s: each distinct subexpression
-    counts once (the emitter shares them), weighted by what its op costs."""
+    counts once (the emitter shares them), weighted by what its op costs; those in
+    `shared` (the lower orders' forms, which the module has computed already) are free."""
     total = 0.0
-    seen: set[sp.Basic] = set()
+    seen: set[sp.Basic] = set(shared)
     stack: list[sp.Basic] = [expr]
     while stack:
         node = stack.pop()
@@ -940,9 +1000,11 @@ def best(
     truth_expr: sp.Expr,
     symbols: tuple[sp.Symbol, ...],
     domain: sp.Expr | None = None,
+    shared: frozenset[sp.Basic] = frozenset(),
 ) -> sp.Expr:
-    """The most accurate candidate (the cheapest, by `cost`, among near-equals), measured
-    where the truth (and `domain`, see judged_points) is defined."""
+    """The most accurate candidate (the cheapest, by `cost`, among near-equals, not counting
+    the subexpressions in `shared`), measured where the truth (and `domain`, see
+    judged_points) is defined."""
     unique = list(dict.fromkeys(candidates))
     if len(unique) == 1:
         return unique[0]
@@ -964,7 +1026,7 @@ def best(
     if fewer:
         top_bad, top_mean = min(fewer)
     near = [
-        (cost(c), sp.count_ops(c), i)
+        (cost(c, shared), sp.count_ops(c), i)
         for i, (c, (mean, bad)) in enumerate(zip(unique, scored))
         if mean <= top_mean + TIE_BITS and bad <= top_bad
     ]

@@ -17,6 +17,7 @@ import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import mpmath
 import sympy as sp
 
 from generator.primitives import (
@@ -1426,6 +1427,59 @@ def _difference_of_squares(node: sp.Expr) -> sp.Expr | None:
     return coeff * (minus if outside == 1 else ipow(outside * minus, 1)) * plus
 
 
+# Degrees up to which a polynomial is factored at its real roots.
+ROOTS_MAX_DEGREE = 8
+
+
+def _real_roots(coeffs: list[sp.Expr]) -> tuple[list[tuple[sp.Expr, int]], list[sp.Expr]] | None:
+    """The real roots of the polynomial with `coeffs` (numbers, highest power first), each
+    with its multiplicity, and the coefficients of the monic polynomial left, which has no
+    real root. Rational roots are exact; the others are numbers to 40 digits. None where
+    SymPy's root finder does not converge."""
+    d = sp.Dummy("u")
+    monic = [c / coeffs[0] for c in coeffs]
+    # Over the rationals, factored first: repeated roots become simple ones of a factor.
+    parts = sp.factor_list(sp.Poly(monic, d))[1] if all(c.is_Rational for c in monic) else [(sp.Poly(monic, d), 1)]
+    roots, rest = [], sp.Poly(1, d)
+    for factor, multiplicity in parts:
+        if factor.degree() == 1:
+            top, bottom = factor.all_coeffs()
+            roots.append((-bottom / top, multiplicity))
+            continue
+        try:
+            found = factor.nroots(n=40, maxsteps=200)
+        except (sp.polys.polyerrors.PolynomialError, mpmath.libmp.NoConvergence):
+            return None
+        for z in found:
+            if z.is_real:
+                roots.append((z, multiplicity))
+            elif sp.im(z) > 0:
+                re, size = sp.re(z), sp.Abs(z) ** 2
+                rest *= sp.Poly([1, sp.Float(float(-2 * re), 17), sp.Float(float(size), 17)], d) ** multiplicity
+    return roots, rest.all_coeffs()
+
+
+def _factor_at_roots(node: sp.Expr) -> sp.Expr | None:
+    """p(u) = a*(u - r1)*(u - r2)*...*q(u) for a polynomial in one u of degree 2 to 8, the r
+    its real roots and q the rest: near a root r != 0 the terms of p cancel, and each rounded
+    term costs bits (x**4 - 5*x**2 + 2 in the Gaussian x**2*exp(-x**2/2)'s f'' at x = 0.662
+    loses 9); u - r, with r in two parts (_shifted), is exact there."""
+    if not isinstance(node, sp.Add):
+        return None
+    found = _as_polynomial(node)
+    if found is None or not 2 <= len(found[1]) - 1 <= ROOTS_MAX_DEGREE:
+        return None
+    u, coeffs = found
+    split = _real_roots(coeffs)
+    if split is None or all(r == 0 for r, _ in split[0]):
+        return None
+    roots, rest = split
+    factors = [(u if r == 0 else _shifted(u, -r)) ** k for r, k in roots]
+    # The rest is monic: u**2 + b*u + c, not 1.0*u**2 + ...
+    rest_poly = sp.Add(*(c * u**j for j, c in enumerate(reversed([sp.Integer(1), *rest[1:]]))))
+    return coeffs[0] * sp.Mul(*factors) * rest_poly
+
+
 def _reciprocal_sum(node: sp.Expr) -> sp.Expr | None:
     """n/(t1 + t2 + ...) = 1/(t1/n + t2/n + ...) for a product n of powers of the inputs:
     x*y/(x + y) at x = 6e36, y = 7e-25 is 4e12/6e36, fine, but at x = y = 1e20 it is
@@ -1553,6 +1607,13 @@ VARIANTS: tuple[Rule, ...] = (
         "difference_of_squares",
         "a**2 - b**2 overflows, or is inf - inf, where the squares do, and rounds a**2 near a root; (a - b)*(a + b) does not",
         _difference_of_squares,
+        top_down=True,
+        stacks=True,
+    ),
+    Rule(
+        "factor_at_roots",
+        "a polynomial in one input rounds near a root where its terms cancel; a*(u - r1)*(u - r2)*..., each root in two parts, does not",
+        _factor_at_roots,
         top_down=True,
         stacks=True,
     ),

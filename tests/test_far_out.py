@@ -294,12 +294,20 @@ def test_two_input_quotients_where_the_squares_overflow(
     _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
-def test_angle_partials_where_the_squared_radius_overflows_or_flushes(load_module) -> None:
+def test_angle_partials_where_the_squared_radius_overflows_or_flushes(
+    load_module,
+) -> None:
     # d atan2(y, x)/dy = x/(x**2 + y**2): x**2 overflows float32 at 3e37 (TF's own gradient
     # of atan2 is 0 there) and flushes at 1e-30 (inf); the partials are finite at both.
     x, y = sp.symbols("x y", real=True)
     fn = load_module("atan2(y, x)", "angle", ["x", "y"]).angle
-    points = [(3e37, 3e37), (-3e37, 1e37), (1e-30, -2e-30), (-1e-19, 2e-19), (3.0, -4.0)]
+    points = [
+        (3e37, 3e37),
+        (-3e37, 1e37),
+        (1e-30, -2e-30),
+        (-1e-19, 2e-19),
+        (3.0, -4.0),
+    ]
     _check(fn, sp.atan2(y, x), [x, y], points)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 import sympy as sp
 
 from generator import judge
@@ -108,8 +109,9 @@ def test_squares_flush_as_in_tensorflow() -> None:
     points = np.array([[8e-20, 3.0]])
     assert judge.evaluate32(x**2, (x,), points).tolist() == [0.0, 9.0]
     assert np.isinf(judge.evaluate32(1 / x**2, (x,), points)[0])
-    assert judge.evaluate32(ipow(1 / x, 1) / x, (x,), points)[0] == np.float32(
-        1 / 6.4e-39
+    # One division at a time, each rounded: finite.
+    assert judge.evaluate32(ipow(1 / x, 1) / x, (x,), points)[0] == pytest.approx(
+        1 / 6.4e-39, rel=1e-6
     )
     grid = judge.sample_points(1)[0]
     assert (
@@ -143,3 +145,37 @@ def test_reported_accuracy_computes_irrational_constants_in_float32() -> None:
     form = sp.sqrt(2) * x
     bits = judge.accuracy(form, form, (x,))
     assert ((bits > 0) & (bits < 32)).any()
+
+
+def test_products_flush_as_in_tensorflow() -> None:
+    # TF's CPU kernels flush every subnormal result to 0 (FTZ): x*y at 1e-20 is 0 there,
+    # and so in the judge; a product that is normal again stays exact.
+    points = np.array([[1e-20, 3.0], [1e-20, 2.0]])
+    assert judge.evaluate32(x * y, (x, y), points).tolist() == [0.0, 6.0]
+    got = judge.evaluate32(1e30 * x * y, (x, y), points)
+    assert got[0] == pytest.approx(1e-10, rel=1e-6)
+
+
+def test_products_in_the_order_the_module_computes_them() -> None:
+    # -(1 + x)*(x - 1)/y, printed for TF as (-1.0 + x) * (-1.0 - x) / y: at x = 1e21 the
+    # product overflows before the division. The judge's CSE once made 1/y a factor of its
+    # own, multiplied in first, and read -1e27 where the module gives -inf.
+    from generator.printer import TFPrinter
+
+    expr = -(1 + x) * (x - 1) / y
+    assert TFPrinter(dtype_of="x").doprint(expr) == "(-1.0 + x) * (-1.0 - x) / y"
+    points = np.array([[1e21, 3.0], [1e15, 2.0]])
+    got = judge.evaluate32(expr, (x, y), points)
+    assert np.isneginf(got[0]) and got[1] == -4.0
+
+
+def test_cost_leaves_out_what_the_lower_orders_computed() -> None:
+    # hypot's d2f/dxdy from the first order's slopes, -d_x*d_y/f, costs two operations
+    # beyond them; x/h and y/h anew cost more. Counted alone, the helpers cost more.
+    from generator.primitives import hypot, hypot_ratio
+
+    h, a, b = hypot(x, y), hypot_ratio(x, y), hypot_ratio(y, x)
+    reuse, fresh = -a * b / h, -(x / h) * (y / h) / h
+    assert judge.cost(reuse) > judge.cost(fresh)
+    computed = frozenset(n for e in (h, a, b) for n in sp.preorder_traversal(e))
+    assert judge.cost(reuse, computed) < judge.cost(fresh, computed)
