@@ -436,6 +436,9 @@ def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[...,
     )
     # A branch at a pole has no value (lambdify cannot print zoo; see `_numpy_function`).
     textbook = textbook.xreplace({sp.zoo: sp.nan})
+    # A dtype's constant picks between forms of one value (a regime's or a variant's
+    # threshold): the float32 one.
+    textbook = textbook.replace(prim.by_dtype, lambda wide, narrow: wide)
     return sp.lambdify(symbols, textbook, modules=[_MP_FUNCTIONS, "mpmath"], cse=True, docstring_limit=0)
 
 

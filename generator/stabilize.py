@@ -21,6 +21,7 @@ import mpmath
 import sympy as sp
 
 from generator.primitives import (
+    by_dtype,
     erfc,
     expm1,
     hypot,
@@ -958,6 +959,37 @@ def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
     return _log_near_one(num, den, _log_abs_quotient(num, den, sp.sign(den) * num))
 
 
+# log1p_of_product takes the logs apart beyond this size of the product, where log1p(u)
+# is log(u) to within 2**-64.
+LOG1P_FAR = sp.Integer(2) ** 64
+
+
+def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
+    """log1p(c*b1**k1*b2**k2*...) as softplus(log|c| + k1*log|b1| + k2*log|b2| + ...) where
+    the product u > 2**64: u overflows where its log need not (log(1 + x**2/y) at x = 6e36,
+    y = 7e-25 is log1p(inf); the truth is 112.5). Through ipow's groups: x*(x/y) is
+    log|x| + log|x| - log|y|, not log|x/y|, which overflows too. Where u is negative or
+    small, log1p(u) stays (the logs' rounding would cost |log(u)| ulps of a small result)."""
+    if not isinstance(node, log1p):
+        return None
+    u = node.args[0]
+    coeff, body = u.as_coeff_Mul()
+    factors: list[tuple[sp.Expr, sp.Expr]] = []
+    for factor in sp.Mul.make_args(body):
+        if isinstance(factor, ipow):
+            group, k = factor.args
+            factors += [(b, e * k) for b, e in (f.as_base_exp() for f in sp.Mul.make_args(group))]
+        else:
+            factors.append(factor.as_base_exp())
+    if sum(1 for b, _ in factors if b.free_symbols) < 2 or coeff == 0:
+        return None
+    # log1p(u) = softplus(log(u)) for u > 0, whose derivative, sigmoid(log(u))*log(u)', has
+    # no power of u to overflow (log1p(1/u)'s would: 1/(y**2*(1 + 1/u)*u) is 0*inf at
+    # y = 8e-20 in log(1 + (x/y)**2)'').
+    log_u = sp.log(sp.Abs(coeff)) + sp.Add(*(e * sp.log(sp.Abs(b)) for b, e in factors))
+    return sp.Piecewise((softplus(log_u), u > LOG1P_FAR), (node, True))
+
+
 def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
     """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a)."""
     return sp.log(positive_a) - sp.log(sp.Abs(b))
@@ -1202,6 +1234,45 @@ def _power_of_one_plus_less_one(node: sp.Expr) -> sp.Expr | None:
         t = w * log1p(v)
         return rest + sp.Piecewise((c * expm1(t), (v > -1) & (sp.Abs(t) < 1)), (c * power - c, True))
     return None
+
+
+# Size of the exponents beyond which power_into_exp merges the powers into the
+# exponential: where e**t leaves the dtype's normal range (float32: e**87 = 6e37,
+# e**-87 = 1.6e-38; float64: e**708), so that elsewhere pow stays exact.
+POWER_INTO_EXP_BEYOND = by_dtype(87, 708)
+
+
+def _power_into_exp(node: sp.Expr) -> sp.Expr | None:
+    """b**w*exp(u) = exp(u + xlogy(w, b)) where b > 0, for an exponent that is not an integer
+    (an input, or a number beyond 1 in size): the power overflows where exp(u) brings the
+    product back (the gamma kernel x**y*exp(-x) at x = y = 31.8 is inf*1.6e-14; the truth is
+    8.6e33), or flushes where exp(u) overflows. Elsewhere (b <= 0, or the powers near 1) the
+    product stays."""
+    if not isinstance(node, sp.Mul):
+        return None
+    exps = [f for f in node.args if isinstance(f, sp.exp)]
+    powers = [
+        f
+        for f in node.args
+        if isinstance(f, sp.Pow)
+        and f.base.free_symbols
+        and not f.exp.is_Integer
+        and (not f.exp.is_number or abs(f.exp) > 1)
+    ]
+    if len(exps) != 1 or not powers:
+        return None
+    rest = sp.Mul(*(f for f in node.args if f not in powers and f not in exps))
+    # xlogy, not w*log(b): SymPy folds exp(u + 5*log(x)/2) back into x**(5/2)*exp(u).
+    logs = sp.Add(*(xlogy(f.exp, f.base) for f in powers))
+    # Only where the powers or the exponential over- or underflow: exp rounds its argument,
+    # which costs |w*log(b)| ulps (6 bits for (y - 1)*log(x) = -81.5), where pow itself is
+    # exact; where exp(u) alone flushes (x**2.5*exp(-x) at x = 88 is 4.4e-34) it does not.
+    u = exps[0].args[0]
+    far = sp.And(
+        *(f.base > 0 for f in powers),
+        (sp.Abs(logs) > POWER_INTO_EXP_BEYOND) | (sp.Abs(u) > POWER_INTO_EXP_BEYOND),
+    )
+    return sp.Piecewise((rest * sp.exp(u + logs), far), (node, True))
 
 
 def _power_of_sigmoid(node: sp.Expr) -> sp.Expr | None:
@@ -1655,6 +1726,11 @@ VARIANTS: tuple[Rule, ...] = (
         _power_of_one_plus_less_one,
     ),
     Rule(
+        "power_into_exp",
+        "b**w*exp(u) overflows in the power where exp(u) brings the product back, or exp(u) flushes where b**w does not; exp(u + w*log(b)) does not",
+        _power_into_exp,
+    ),
+    Rule(
         "power_of_sigmoid",
         "sigmoid(u)**w flushes to 0 where the power need not; exp(-w*softplus(-u)) does not",
         _power_of_sigmoid,
@@ -1693,6 +1769,11 @@ VARIANTS: tuple[Rule, ...] = (
         "hypot_minus_side",
         "hypot(a, b) - a cancels where |b| << a; b*(b/(hypot(a, b) + a)) does not",
         _hypot_minus_side,
+    ),
+    Rule(
+        "log1p_of_product",
+        "log1p(u) for a product u of inputs: u overflows where the log need not; beyond 2**64, softplus of the sum of the factors' logs does not",
+        _log1p_of_product,
     ),
     Rule(
         "log_of_quotient",

@@ -22,7 +22,11 @@ TOL = 4e-7  # a few float32 ulps, relative
 
 
 def _check(
-    fn, truth: sp.Expr, symbols: list[sp.Symbol], points: list[tuple[float, ...]]
+    fn,
+    truth: sp.Expr,
+    symbols: list[sp.Symbol],
+    points: list[tuple[float, ...]],
+    tol: float = TOL,
 ) -> None:
     import tensorflow as tf
 
@@ -59,7 +63,7 @@ def _check(
                 )  # overflow is right
                 continue
             assert np.isfinite(value), (index, point, value, true)
-            assert abs(value - true) <= TOL * abs(true), (index, point, value, true)
+            assert abs(value - true) <= tol * abs(true), (index, point, value, true)
 
 
 def test_hypot_slopes_where_hypot_overflows(load_module) -> None:
@@ -292,6 +296,45 @@ def test_two_input_quotients_where_the_squares_overflow(
     x, y = sp.symbols("x y", real=True)
     fn = getattr(load_module(text, name, ["x", "y"]), name)
     _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
+
+
+def test_gamma_kernel_where_the_power_overflows_or_the_exponential_flushes(
+    load_module,
+) -> None:
+    # x**y*exp(-x): at x = y = 31.8 the power overflows (inf*1.6e-14 as written; f is
+    # 8.6e33), at x = 90 exp(-x) flushes (0; f is 2.9e-20 at y = 10). exp(-x + y*log(x))
+    # rounds its argument of up to 80: a few dozen float32 ulps (stabilize._power_into_exp).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("x**y*exp(-x)", "gamma_kernel", ["x", "y"]).gamma_kernel
+    points = [(31.8, 31.8), (90.0, 10.0), (2.5, 1.5)]
+    _check(fn, x**y * sp.exp(-x), [x, y], points, tol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "truth", "points"),
+    [
+        # x*y overflows at 1e30 where log1p(x*y) is 138.2 (stabilize._log1p_of_product).
+        (
+            "log1p(x*y)",
+            "log1p_product",
+            lambda x, y: sp.log(1 + x * y),
+            [(1e30, 1e30), (-3e20, -2e20), (2.0, 3.0)],
+        ),
+        # The Student-t term: x**2/y overflows at x = 6e36, y = 7e-25 (f is 225.0).
+        (
+            "log(1 + x**2/y)",
+            "student_t",
+            lambda x, y: sp.log(1 + x**2 / y),
+            [(6e36, 7e-25), (1e20, 1.0), (3.0, 2.0)],
+        ),
+    ],
+)
+def test_log1p_of_a_product_that_overflows(
+    load_module, text, name, truth, points
+) -> None:
+    x, y = sp.symbols("x y", real=True)
+    fn = getattr(load_module(text, name, ["x", "y"]), name)
+    _check(fn, truth(x, y), [x, y], points)
 
 
 def test_angle_partials_where_the_squared_radius_overflows_or_flushes(
