@@ -105,12 +105,22 @@ def _where(condition: sp.Basic, a: sp.Expr, b: sp.Expr) -> sp.Expr:
     return sp.Piecewise((a, condition), (b, True))
 
 
+def _numbers_ordered(a: sp.Expr, b: sp.Expr) -> bool:
+    """a <= b for two constants, by their mpmath values: SymPy's own comparison of
+    0 <= softplus(2) recursed through as_real_imag for minutes (fuzz seed 3434)."""
+    return bool(_evaluate(a) <= _evaluate(b))
+
+
 # At a tie the gradient goes to the first argument, as in tf.maximum and tf.minimum.
 def _max(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    if a.is_number and b.is_number:
+        return b if not _numbers_ordered(b, a) else a
     return _where(sp.Ge(a, b), a, b)
 
 
 def _min(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    if a.is_number and b.is_number:
+        return a if _numbers_ordered(a, b) else b
     return _where(sp.Le(a, b), a, b)
 
 
@@ -415,7 +425,15 @@ class _Builder:
         2000-bit rational ValueError.
         """
         if not all(arg.is_number for arg in args):
-            return build(*args)
+            try:
+                return build(*args)
+            except TypeError as exc:
+                # SymPy folds a where into the comparison around it and compares a branch's
+                # constant that is not real: min(asin(where(x < y, x, 1.5)), x**10) makes
+                # asin(3/2) <= x**10, and raised TypeError (a traceback, exit 123).
+                if "non-real" not in str(exc):
+                    raise
+                raise _fail(f"{self.quote(node)} compares a value that is not real ({exc})", self.text, node) from None
         try:
             return build(*args)
         except (ArithmeticError, AttributeError, TypeError, ValueError) as exc:

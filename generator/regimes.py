@@ -83,7 +83,11 @@ def add_regimes(
     if not bad.any() and not singular:
         return expr, ()
     result = expr
-    if (bad & (np.abs(xs) < NEAR_ZERO)).any():
+    # As far out (below): a value a few powers of two above the underflow that flushes to 0
+    # (3*(tanh(x)/cosh(x))**2 at x = 8e-20 is 1.9e-38, whose square TF flushes) does not call
+    # for a series, which flushes there too.
+    gross = bad & (~np.isfinite(value) | (np.abs(reference) >= NEGLIGIBLE))
+    if (gross & (np.abs(xs) < NEAR_ZERO)).any():
         result = _series_regime(result, truth, x, source=source) or result
     score = judge.score(result, (x,), points, reference)
     at_singular = False
@@ -97,7 +101,6 @@ def add_regimes(
     # from 1x to 2.9x tf.nn.silu for one); it is worth them where the form is NaN or inf,
     # or wrong at a value that is not negligible. Results that flush to 0 a few powers of
     # two above the underflow (x*sigmoid(x) = -5e-37 at x = -88) do not call for one.
-    gross = bad & (~np.isfinite(value) | (np.abs(reference) >= NEGLIGIBLE))
     for sign in (1, -1):
         if not (gross & (sign * xs > FAR_OUT)).any():
             continue

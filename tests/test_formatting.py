@@ -110,20 +110,22 @@ def test_output_does_not_depend_on_hash_seed(outputs):
         "from generator import Spec, generate\n"
         "sys.stdout.write(generate(Spec('log(s) + (x - m)**2/(2*s**2)', variables=('x', 'm', 's'))))\n"
     )
-    results = []
-    for seed in ("1", "12345"):
-        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(REPO_ROOT))
-        proc = subprocess.run(
-            [sys.executable, "-c", code],
-            env=env,
-            cwd=REPO_ROOT,
-            capture_output=True,
-            timeout=300,
-        )
-        assert proc.returncode == 0, proc.stderr.decode()
-        results.append(proc.stdout)
+    results = [_run_fresh(code, PYTHONHASHSEED=seed) for seed in ("1", "12345")]
     assert results[0] == results[1]
-    assert results[0].decode() == outputs["gaussian_nll"]
+    assert results[0] == outputs["gaussian_nll"]
+
+
+def _run_fresh(code: str, **env: str) -> str:
+    """What `code` writes to stdout in a fresh interpreter, with `env` added."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT), **env),
+        cwd=REPO_ROOT,
+        capture_output=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    return proc.stdout.decode()
 
 
 def _dispatched_cpu_features() -> list[str]:
@@ -151,20 +153,8 @@ def test_output_does_not_depend_on_the_cpus_vector_kernels(outputs):
         "sys.stdout.write(generate(Spec('log(1 + exp(x))', name='softplus', order=3)))\n"
         "sys.stdout.write(generate(Spec('log(s) + (x - m)**2/(2*s**2)', variables=('x', 'm', 's'))))\n"
     )
-    env = dict(
-        os.environ,
-        NPY_DISABLE_CPU_FEATURES=" ".join(features),
-        PYTHONPATH=str(REPO_ROOT),
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        cwd=REPO_ROOT,
-        capture_output=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    assert proc.stdout.decode() == outputs["softplus-3"] + outputs["gaussian_nll"]
+    got = _run_fresh(code, NPY_DISABLE_CPU_FEATURES=" ".join(features))
+    assert got == outputs["softplus-3"] + outputs["gaussian_nll"]
 
 
 def test_output_does_not_depend_on_time_budgets(monkeypatch):

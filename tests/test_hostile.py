@@ -416,6 +416,14 @@ def test_nowhere_real_expressions_fail_at_generation(capsys, text, words):
     assert_one_error(code, out, err, *words)
 
 
+def test_a_comparison_that_sympy_folds_onto_a_non_real_branch_is_an_error(capsys):
+    """The fuzzer, seed 1212: min(asin(where(x < y, x, 1.5)), x**10) is real where x < y,
+    but SymPy folds the where into min's comparison and compares asin(3/2), which raised
+    TypeError (a traceback, exit 123). A limit, reported: a one-line error naming the value."""
+    code, out, err = run_main(capsys, ["min(asin(where(x < y, x, 1.5)), (x)**10)"])
+    assert_one_error(code, out, err, "compares a value that is not real", "asin(3/2)")
+
+
 def test_partially_real_expression_returns_nan_outside_its_domain(load_module, tf):
     """Decision: an expression that is real somewhere is generated; outside its domain f is NaN."""
     module = load_module("log(x) + sqrt(x)")
@@ -551,6 +559,12 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # Session 12: mpmath's atan2 raised AttributeError (exit 123) on the complex value
         # of acos(log1mexp(y)) at small y; the angle of such a point is now undefined (nan).
         "atan2(acos(log1mexp(y)), cos(asinh(y)))",
+        # Seed 3434: min((y - y), softplus(2)) compared 0 <= softplus(2) with SymPy, which
+        # recursed through as_real_imag for minutes; two constants are now ordered by value.
+        "min(softplus(2), y - y) + x",
+        # Seed 7878: folding the where out of hypot simplified its conditions at random
+        # points, where mpmath's hypot of acos(x) = 2.3i raised AttributeError (exit 123).
+        "min(logaddexp(acos(x), (2.5 + y)), hypot(min(y, x), sigmoid(y)))",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):
