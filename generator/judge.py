@@ -188,9 +188,9 @@ def _clip(x: np.ndarray, lo: object, hi: object) -> np.ndarray:
 def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """f with subnormal results flushed to zero, as TensorFlow computes on the CPU.
 
-    Only the functions' results are flushed: NumPy cannot flush the products of
-    operators. A function is where most subnormals start (sigmoid(-88) is
-    6e-39, a product with it normal again).
+    Inside `evaluate` every operation flushes (_Flushed); this flushes the functions'
+    results where NUMPY_FUNCTIONS are called on plain arrays too (guards' truth of a
+    condition). A function is where most subnormals start (sigmoid(-88) is 6e-39).
     """
 
     def wrapped(*args: np.ndarray) -> np.ndarray:
@@ -747,7 +747,6 @@ def _cse(expr: sp.Expr) -> tuple[list[tuple[sp.Symbol, sp.Expr]], sp.Expr]:
     return replacements, reduced
 
 
-
 @functools.cache
 def _printer() -> object:
     # lambdify's own NumPy printer, but with sums in the order the module prints them
@@ -815,7 +814,7 @@ def _flush_powers(expr: sp.Expr) -> sp.Expr:
     )
 
 
-_TINY = {np.dtype(np.float32): np.float32(FLOAT32_TINY), np.dtype(np.float64): np.float64(2.2250738585072014e-308)}
+_TINY = {np.dtype(t): np.finfo(t).tiny for t in (np.float32, np.float64)}
 
 
 def _flush_subnormals(value: object) -> object:
@@ -838,10 +837,10 @@ def _plain(value: object) -> object:
 
 class _Flushed(np.ndarray):
     """An array whose every operation flushes subnormal results to zero, as TensorFlow's CPU
-    kernels run (FTZ): -(1 + t)*(-t/s**2 - (t - 1)/s**2) + ... at t = 2e8, s = 1e24 has terms
-    of 1e-40, which TF makes 0 and NumPy keeps, and the judge took a form that lost 24 bits
-    in the module. Its inputs are flushed too (DAZ): a value rounded to float32 (judge._rounded)
-    can be subnormal."""
+    kernels run (FTZ): a d2f/ds2 candidate of gaussian_nll, -(1 + t)*(-t/s**2 - (t - 1)/s**2)
+    + ..., at t = 2e8, s = 1e24 has terms of 1e-40, which TF makes 0 (24 bits off) and NumPy
+    kept (exact). Its inputs are flushed too (DAZ): a value rounded to float32 (_rounded) can
+    be subnormal."""
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object) -> object:
         inputs = tuple(_plain(_flush_subnormals(a)) for a in inputs)

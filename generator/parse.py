@@ -114,7 +114,7 @@ def _numbers_ordered(a: sp.Expr, b: sp.Expr) -> bool:
 # At a tie the gradient goes to the first argument, as in tf.maximum and tf.minimum.
 def _max(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     if a.is_number and b.is_number:
-        return b if not _numbers_ordered(b, a) else a
+        return a if _numbers_ordered(b, a) else b
     return _where(sp.Ge(a, b), a, b)
 
 

@@ -172,7 +172,6 @@ class ProductOrder:
         return f"{self._print_number(coeff)} * {rest}"
 
 
-
 class TFPrinter(ProductOrder, StrPrinter):
     """SymPy expression -> TensorFlow code over named tensors."""
 

@@ -1534,7 +1534,7 @@ def _factor_at_roots(node: sp.Expr) -> sp.Expr | None:
     """p(u) = a*(u - r1)*(u - r2)*...*q(u) for a polynomial in one u of degree 2 to 8, the r
     its real roots and q the rest: near a root r != 0 the terms of p cancel, and each rounded
     term costs bits (x**4 - 5*x**2 + 2 in the Gaussian x**2*exp(-x**2/2)'s f'' at x = 0.662
-    loses 9); u - r, with r in two parts (_shifted), is exact there."""
+    loses 10); u - r, with r in two parts (_shifted), is exact there."""
     if not isinstance(node, sp.Add):
         return None
     found = _as_polynomial(node)
