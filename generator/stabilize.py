@@ -271,7 +271,8 @@ def _x_log_x(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, sp.Mul):
         return None
     for factor in node.args:
-        if isinstance(factor, sp.log) and factor.args[0] in node.args:
+        # Not for a number: 2*log(2) is a constant, not 0*inf anywhere.
+        if isinstance(factor, sp.log) and factor.args[0] in node.args and not factor.args[0].is_number:
             rest = [f for f in node.args if f is not factor]
             u = factor.args[0]
             rest.remove(u)
@@ -1509,6 +1510,12 @@ def _real_roots(coeffs: list[sp.Expr]) -> tuple[list[tuple[sp.Expr, int]], list[
     SymPy's root finder does not converge."""
     d = sp.Dummy("u")
     monic = [c / coeffs[0] for c in coeffs]
+    if not all(c.is_Rational for c in monic):
+        # As numbers: a coefficient such as xlogy(2, 2) is a generator to sp.Poly, which
+        # then has no numeric domain to find roots in (log2(log1p(x)), fuzz seed 1357).
+        monic = [sp.N(c, 50) for c in monic]
+        if not all(c.is_Number for c in monic):
+            return None
     # Over the rationals, factored first: repeated roots become simple ones of a factor.
     parts = sp.factor_list(sp.Poly(monic, d))[1] if all(c.is_Rational for c in monic) else [(sp.Poly(monic, d), 1)]
     roots, rest = [], sp.Poly(1, d)
@@ -1519,7 +1526,7 @@ def _real_roots(coeffs: list[sp.Expr]) -> tuple[list[tuple[sp.Expr, int]], list[
             continue
         try:
             found = factor.nroots(n=40, maxsteps=200)
-        except (sp.polys.polyerrors.PolynomialError, mpmath.libmp.NoConvergence):
+        except (sp.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence):
             return None
         for z in found:
             if z.is_real:

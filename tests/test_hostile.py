@@ -565,6 +565,9 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # Seed 7878: folding the where out of hypot simplified its conditions at random
         # points, where mpmath's hypot of acos(x) = 2.3i raised AttributeError (exit 123).
         "min(logaddexp(acos(x), (2.5 + y)), hypot(min(y, x), sigmoid(y)))",
+        # Seed 1357: a polynomial whose coefficient was xlogy(2, 2), a generator to sp.Poly:
+        # factor_at_roots' root finder raised DomainError (exit 123).
+        "log2(log1p(x))",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):

@@ -1066,6 +1066,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("acosh_near_one", sp.acosh(x)),
     ("log_tanh", sp.tanh(sp.log(x))),
     ("xlogy", y * sp.log(x)),
+    ("xlogy", x + 2 * sp.log(2)),  # a constant: 2*log(2) is 0*inf nowhere
     ("hypot", sp.sqrt(x**2 - y**2)),
     ("hypot", sp.sqrt(x**2 - 4 * y**2)),
     ("inverse_hyperbolic", sp.log(x + hypot(2, x))),
@@ -1175,6 +1176,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ),  # one input: log1p(2x) overflows only with the log
     ("log1p_of_product", log1p(x + y)),  # a sum
     ("factor_at_roots", x**2 + 1),  # no real root
+    (
+        "factor_at_roots",
+        x**2 - xlogy(2, 2),
+    ),  # a coefficient with no numeric value to SymPy
     ("factor_at_roots", x**3 + x),  # a root at 0 only: x is exact
     ("factor_at_roots", x - 3),  # linear: exact near its root already
     ("factor_at_roots", x**9 - 2),  # beyond the degree it factors
