@@ -960,14 +960,16 @@ def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
     return _log_near_one(num, den, _log_abs_quotient(num, den, sp.sign(den) * num))
 
 
-# log1p_of_product takes the logs apart beyond this size of the product, where log1p(u)
-# is log(u) to within 2**-64.
-LOG1P_FAR = sp.Integer(2) ** 64
+# log1p_of_product takes the logs apart beyond this size of the product: where the log is
+# above 16.6, so that the rounding of the logs' sum costs little of it, and before a
+# quotient by 1 + u goes subnormal (log(1 + exp(x)*y)' at x = 90, y = 1e-30 has
+# y/(1 + u) = 7.7e-40 with u = 1.3e9, which TF flushes: 0 where the truth is 1).
+LOG1P_FAR = sp.Integer(2) ** 24
 
 
 def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
     """log1p(c*b1**k1*b2**k2*...) as softplus(log|c| + k1*log|b1| + k2*log|b2| + ...) where
-    the product u > 2**64: u overflows where its log need not (log(1 + x**2/y) at x = 6e36,
+    the product u > 2**24: u overflows where its log need not (log(1 + x**2/y) at x = 6e36,
     y = 7e-25 is log1p(inf); the truth is 112.5). Through ipow's groups: x*(x/y) is
     log|x| + log|x| - log|y|, not log|x/y|, which overflows too. Where u is negative or
     small, log1p(u) stays (the logs' rounding would cost |log(u)| ulps of a small result)."""
@@ -982,7 +984,8 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
             factors += [(b, e * k) for b, e in (f.as_base_exp() for f in sp.Mul.make_args(group))]
         else:
             factors.append(factor.as_base_exp())
-    if sum(1 for b, _ in factors if b.free_symbols) < 2 or coeff == 0:
+    # exp(u) is (E, u): log|E|*u = u, an input's factor too.
+    if sum(1 for b, e in factors if b.free_symbols or e.free_symbols) < 2 or coeff == 0:
         return None
     # log1p(u) = softplus(log(u)) for u > 0, whose derivative, sigmoid(log(u))*log(u)', has
     # no power of u to overflow (log1p(1/u)'s would: 1/(y**2*(1 + 1/u)*u) is 0*inf at
@@ -1779,7 +1782,7 @@ VARIANTS: tuple[Rule, ...] = (
     ),
     Rule(
         "log1p_of_product",
-        "log1p(u) for a product u of inputs: u overflows where the log need not; beyond 2**64, softplus of the sum of the factors' logs does not",
+        "log1p(u) for a product u of inputs: u overflows where the log need not; beyond 2**24, softplus of the sum of the factors' logs does not",
         _log1p_of_product,
     ),
     Rule(

@@ -320,6 +320,13 @@ def test_gamma_kernel_where_the_power_overflows_or_the_exponential_flushes(
             lambda x, y: sp.log(1 + x * y),
             [(1e30, 1e30), (-3e20, -2e20), (2.0, 3.0)],
         ),
+        # exp(x) overflows at x = 100 and 90 where log(1 + exp(x)*y) is 100.7 and 21.0.
+        (
+            "log(1 + exp(x)*y)",
+            "log1p_exp_product",
+            lambda x, y: sp.log(1 + sp.exp(x) * y),
+            [(100.0, 2.0), (90.0, 1e-30), (-3.0, 0.5)],
+        ),
         # The Student-t term: x**2/y overflows at x = 6e36, y = 7e-25 (f is 225.0).
         (
             "log(1 + x**2/y)",

@@ -354,15 +354,27 @@ CASES: tuple[Case, ...] = (
         good_bits=7,
     ),
     # log1p(x*y) at x = y = 1e30: the product overflows, log1p(inf) = inf; the truth is
-    # 138.2. Beyond 2**64, softplus of the logs' sum.
+    # 138.2. Beyond 2**24, softplus of the logs' sum.
     Case(
         "log1p_of_product",
         log1p(x * y),
         sp.Piecewise(
-            (softplus(sp.log(sp.Abs(x)) + sp.log(sp.Abs(y))), x * y > 2**64),
+            (softplus(sp.log(sp.Abs(x)) + sp.log(sp.Abs(y))), x * y > 2**24),
             (log1p(x * y), True),
         ),
         {x: (1e30, -3e20), y: (1e30, -2e20)},
+    ),
+    # An exponential is a factor too, its log the argument: log1p(y*exp(x)) at x = 100 is
+    # log1p(inf) (truth 100.7); at x = 1000 exp(x)*y overflows even as the sum does not.
+    Case(
+        "log1p_of_product",
+        log1p(y * sp.exp(x)),
+        sp.Piecewise(
+            (softplus(x + sp.log(sp.Abs(y))), y * sp.exp(x) > 2**24),
+            (log1p(y * sp.exp(x)), True),
+        ),
+        {x: (100.0, 1000.0), y: (2.0, 1e-30)},
+        label="exp",
     ),
     # The Student-t term log(1 + x**2/y) as the rules leave it, log1p(x*(x/y)): x/y alone
     # overflows at x = 6e36, y = 7e-25, so its log is taken apart too (truth 225.0).
@@ -372,7 +384,7 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise(
             (
                 softplus(2 * sp.log(sp.Abs(x)) - sp.log(sp.Abs(y))),
-                x * ipow(x / y, 1) > 2**64,
+                x * ipow(x / y, 1) > 2**24,
             ),
             (log1p(x * ipow(x / y, 1)), True),
         ),
