@@ -471,13 +471,19 @@ def _leg_over_hypot(node: sp.Expr) -> sp.Expr | None:
         if not (isinstance(factor, sp.Pow) and factor.exp == -1 and isinstance(factor.base, hypot)):
             continue
         legs = _hypot_legs(factor.base)
-        for u in legs:
+        for i, u in enumerate(legs):
             if u in node.args and not u.is_number:
-                others = [leg for leg in legs if leg is not u]
+                others = legs[:i] + legs[i + 1 :]
                 rest = others[0] if len(others) == 1 else _hypot_of_squares(sp.Add(*(leg**2 for leg in others)))
                 if rest is None:
                     continue
-                return sp.Mul(*(f for f in node.args if f is not factor and f is not u)) * hypot_ratio(u, rest)
+                # Removed by equality, not identity: u is a leg of the hypot, an object equal
+                # to the product's factor but not always the same one (once SymPy's cache had
+                # seen evaluate(False), x/hypot(x, y) became x*hypot_ratio(x, y): fuzz seed 6789).
+                outside = list(node.args)
+                outside.remove(factor)
+                outside.remove(u)
+                return sp.Mul(*outside) * hypot_ratio(u, rest)
     return None
 
 

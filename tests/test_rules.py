@@ -1414,3 +1414,13 @@ def test_rational_far_leaves_symbolic_exponents_alone() -> None:
         expr
     )  # y**y stays a factor beside the quotient
     assert (naive(result) - expr).subs(y, 3).evalf() == 0
+
+
+def test_hypot_ratio_removes_the_leg_by_equality() -> None:
+    # A product's factor and the hypot's leg are equal, not always the same object: once
+    # SymPy's cache had seen evaluate(False) (the fuzz test's reference), x/hypot(x, y)
+    # became x*hypot_ratio(x, y), an identity test having kept the x (fuzz seed 6789).
+    fresh_x = sp.Symbol.__xnew__(sp.Symbol, "x", real=True)
+    assert fresh_x == x and fresh_x is not x
+    node = sp.Mul(fresh_x, 1 / hypot(x, y), evaluate=False)  # not from SymPy's cache
+    assert RULE_BY_NAME["hypot_ratio"].rewrite(node) == hypot_ratio(x, y)
