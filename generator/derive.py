@@ -121,7 +121,7 @@ def derive(
         at_defaults: dict[sp.Expr, sp.Expr] = {}
         for candidate in candidates:
             at_defaults.setdefault(candidate.xreplace(defaults), candidate)
-        chosen = at_defaults[judge.best(list(at_defaults), truth.xreplace(defaults), variables, domain, computed())]
+        chosen = at_defaults[judge.best(list(at_defaults), truth.xreplace(defaults), variables, domain, computed)]
         # Report the rules behind the forms actually emitted, not every candidate's.
         fired.extend(n for n in rules_of.get(chosen, ()) if n not in fired)
         return chosen
@@ -155,15 +155,14 @@ def derive(
         # that no_nan_product can guard, not a sum of guarded products.
         return forms + [p for p in map(_pulled, forms) if p is not None]
 
-    def computed() -> frozenset[sp.Basic]:
-        # What the module computes before the partial being chosen: the forms of f and of
-        # the lower orders, whose subexpressions an order above shares (emit's CSE). Among
-        # near-equals the judge takes the form that costs least beyond them: hypot's
-        # d2f/dxdy as -d_x*d_y/f from the first order's hypot_ratio, not x/h and y/h anew.
-        return frozenset(node for form in partials.values() for node in sp.preorder_traversal(form))
+    # What the module computes before the partial being chosen: the subexpressions of f and
+    # of the partials chosen so far, which an order above shares (emit's CSE). Among
+    # near-equals the judge takes the form that costs least beyond them: hypot's d2f/dxdy
+    # as -d_x*d_y/f from the first order's hypot_ratio, not x/h and y/h anew.
+    computed: set[sp.Basic] = set()
 
-    partials: dict[Index, sp.Expr] = {}
-    partials[()] = choose(stable_all([], expr), expr)
+    partials: dict[Index, sp.Expr] = {(): choose(stable_all([], expr), expr)}
+    computed.update(sp.preorder_traversal(partials[()]))
     raw: dict[Index, sp.Expr] = {(): expr}
     names = [v.name for v in variables]
     for k in range(1, order + 1):
@@ -186,8 +185,9 @@ def derive(
             # the run time of the second order in graph mode).
             pulled = None if defaults else _pulled(chosen)
             if pulled is not None:
-                chosen = judge.best([chosen, pulled], raw[index], variables, domain, computed())
+                chosen = judge.best([chosen, pulled], raw[index], variables, domain, computed)
             partials[index] = chosen
+            computed.update(sp.preorder_traversal(chosen))
     if len(variables) == 1 and not defaults:
         x = variables[0]
         for idx in partials:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+import types
+from collections.abc import Callable, Sequence, Set as AbstractSet
 
 import mpmath
 import numpy as np
@@ -62,29 +63,18 @@ def _rounded(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return wrapped
 
 
-class _np:  # noqa: N801 - stands in for the module in `_np.exp(x)`
-    """NumPy's transcendental functions, the same on every machine (_rounded)."""
-
-    exp = staticmethod(_rounded(np.exp))
-    log = staticmethod(_rounded(np.log))
-    log1p = staticmethod(_rounded(np.log1p))
-    expm1 = staticmethod(_rounded(np.expm1))
-    log2 = staticmethod(_rounded(np.log2))
-    sinh = staticmethod(_rounded(np.sinh))
-    logaddexp = staticmethod(_rounded(np.logaddexp))
-    hypot = staticmethod(_rounded(np.hypot))
-    power = staticmethod(_rounded(np.power))
-
-
 # The names lambdify's NumPy printer writes for SymPy's functions (and `power`, which the
 # judge's printer writes for a power; see _printer), rounded alike.
 ROUNDED_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     name: _rounded(getattr(np, name))
     for name in (
         "exp", "log", "log1p", "expm1", "log2", "log10", "sin", "cos", "tan", "tanh", "arcsin", "arccos",
-        "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "power", "logaddexp", "hypot", "cbrt",
+        "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "power", "logaddexp", "hypot", "cbrt", "sinh",
     )
 }  # fmt: skip
+# The same for the stand-ins below, as `_np.exp(x)` (sinh for _logcosh, as its helper has it;
+# a printed sinh is NUMPY_FUNCTIONS', from exp).
+_np = types.SimpleNamespace(**ROUNDED_FUNCTIONS)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -962,7 +952,7 @@ ARITHMETIC_COST = 0.5  # + - * / and squares
 DEFAULT_COST = 1.5
 
 
-def cost(expr: sp.Expr, shared: frozenset[sp.Basic] = frozenset()) -> float:
+def cost(expr: sp.Expr, shared: AbstractSet[sp.Basic] = frozenset()) -> float:
     """Estimated run time of `expr` as emitted, in `exp`s: each distinct subexpression
     counts once (the emitter shares them), weighted by what its op costs; those in
     `shared` (the lower orders' forms, which the module has computed already) are free."""
@@ -1002,7 +992,7 @@ def best(
     truth_expr: sp.Expr,
     symbols: tuple[sp.Symbol, ...],
     domain: sp.Expr | None = None,
-    shared: frozenset[sp.Basic] = frozenset(),
+    shared: AbstractSet[sp.Basic] = frozenset(),
 ) -> sp.Expr:
     """The most accurate candidate (the cheapest, by `cost`, among near-equals, not counting
     the subexpressions in `shared`), measured where the truth (and `domain`, see

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import mpmath
@@ -297,16 +297,23 @@ def _beside_one(node: sp.Expr, one: int, match: Callable[[sp.Expr], bool]) -> tu
     return None
 
 
+def _less_its_coefficient(node: sp.Expr) -> Iterator[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """(c, e, rest) for each term c*e of a sum, c a nonzero number, beside which the sum has
+    -c: node = c*e - c + rest, the shape of a difference from 1 that SymPy distributes."""
+    if not isinstance(node, sp.Add):
+        return
+    for term in node.args:
+        c, e = term.as_coeff_Mul()
+        if c != 0 and -c in node.args:
+            yield c, e, sp.Add(*(t for t in node.args if t is not term and t != -c))
+
+
 def _exp_minus_one(node: sp.Expr) -> sp.Expr | None:
     """c*exp(u) - c = c*expm1(u) for a number c, also as part of a longer sum: exp(u) - 1,
     1 - exp(u), and c*(exp(u) - 1), which SymPy distributes (SELU's 1.67326*(exp(x) - 1) is
     83663*exp(x)/50000 - 83663/50000)."""
-    if not isinstance(node, sp.Add):
-        return None
-    for term in node.args:
-        c, e = term.as_coeff_Mul()
-        if isinstance(e, sp.exp) and c != 0 and -c in node.args:
-            rest = sp.Add(*(t for t in node.args if t is not term and t != -c))
+    for c, e, rest in _less_its_coefficient(node):
+        if isinstance(e, sp.exp):
             return c * expm1(e.args[0]) + rest
     return None
 
@@ -983,13 +990,7 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
         return None
     u = node.args[0]
     coeff, body = u.as_coeff_Mul()
-    factors: list[tuple[sp.Expr, sp.Expr]] = []
-    for factor in sp.Mul.make_args(body):
-        if isinstance(factor, ipow):
-            group, k = factor.args
-            factors += [(b, e * k) for b, e in (f.as_base_exp() for f in sp.Mul.make_args(group))]
-        else:
-            factors.append(factor.as_base_exp())
+    factors = _power_factors(body)
     # exp(u) is (E, u): log|E|*u = u, an input's factor too.
     if sum(1 for b, e in factors if b.free_symbols or e.free_symbols) < 2 or coeff == 0:
         return None
@@ -1101,6 +1102,18 @@ def _log_of_polynomial(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((far, sp.Abs(u) > threshold), (node, True))
 
 
+def _power_factors(product: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
+    """(base, exponent) of each factor of a product, through ipow(a/b, k), which
+    balance_ratio makes of a**k/b**k: x*ipow(x/y, 1) is x, x, y**-1."""
+    factors = []
+    for factor in sp.Mul.make_args(product):
+        if isinstance(factor, ipow) and isinstance(factor.args[0], sp.Mul):
+            factors += [(b, e * factor.args[1]) for b, e in (f.as_base_exp() for f in factor.args[0].args)]
+        else:
+            factors.append(factor.as_base_exp())
+    return factors
+
+
 def _rational_far(node: sp.Expr) -> sp.Expr | None:
     """A product of integer powers of polynomials in one u (a symbol, or a sum such as
     x - y), with a denominator of degree >= 2: the powers overflow for large |u| where the
@@ -1110,13 +1123,7 @@ def _rational_far(node: sp.Expr) -> sp.Expr | None:
     difference of the degrees."""
     if not isinstance(node, (sp.Mul, sp.Pow)):
         return None
-    # Through ipow(a/b, k), which balance_ratio makes of a**k/b**k.
-    factors = []
-    for factor in sp.Mul.make_args(node):
-        if isinstance(factor, ipow) and isinstance(factor.args[0], sp.Mul):
-            factors += [(f.as_base_exp()[0], f.as_base_exp()[1] * factor.args[1]) for f in factor.args[0].args]
-        else:
-            factors.append(factor.as_base_exp())
+    factors = _power_factors(node)
     # Each factor's polynomial, if it is one: (its u, its coefficients), matched once.
     matched = [(base, k, _as_polynomial(base) if k.is_Integer else None) for base, k in factors]
     sums = {b for f in node.atoms(sp.Pow) for b in [f.base] if isinstance(b, sp.Add) and f.exp.is_Integer and f.exp >= 2}
@@ -1223,11 +1230,8 @@ def _power_of_one_plus_less_one(node: sp.Expr) -> sp.Expr | None:
     """c*(1 + v)**w - c = c*expm1(w*log1p(v)) where |w*log1p(v)| < 1, also in a longer sum: the
     power is near 1 where v or w is near 0, and the difference cancels (Barron's robust
     loss, (|a - 2|/a)*((x**2/|a - 2| + 1)**(a/2) - 1), near x = 0 or a = 0)."""
-    if not isinstance(node, sp.Add):
-        return None
-    for term in node.args:
-        c, power = term.as_coeff_Mul()
-        if not (isinstance(power, sp.Pow) and -c in node.args and c != 0):
+    for c, power, rest in _less_its_coefficient(node):
+        if not isinstance(power, sp.Pow):
             continue
         base, w = power.args
         if not (isinstance(base, sp.Add) and 1 in base.args and base.free_symbols and power.free_symbols):
@@ -1237,7 +1241,6 @@ def _power_of_one_plus_less_one(node: sp.Expr) -> sp.Expr | None:
         v = base - 1
         if _holds_where(power):
             continue
-        rest = sp.Add(*(t for t in node.args if t is not term and t != -c))
         # Only where the power is within a factor e of 1: beyond, the difference does not
         # cancel, and expm1 rounds its larger argument (sqrt(1 + x) - 1 at x = 1e30 as
         # expm1(34.5...) is 4 bits off).
@@ -1564,7 +1567,8 @@ def _factor_at_roots(node: sp.Expr) -> sp.Expr | None:
     factors = [(u if r == 0 else _shifted(u, -r)) ** k for r, k in roots]
     # The rest is monic: u**2 + b*u + c, not 1.0*u**2 + ...
     rest_poly = sp.Add(*(c * u**j for j, c in enumerate(reversed([sp.Integer(1), *rest[1:]]))))
-    return coeffs[0] * sp.Mul(*factors) * rest_poly
+    lead = sp.Integer(1) if coeffs[0] == 1 else coeffs[0]  # not 1.0*(...) after a Float root
+    return lead * sp.Mul(*factors) * rest_poly
 
 
 def _reciprocal_sum(node: sp.Expr) -> sp.Expr | None:
