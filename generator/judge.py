@@ -184,10 +184,7 @@ def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """
 
     def wrapped(*args: np.ndarray) -> np.ndarray:
-        value = np.asanyarray(f(*args))
-        if value.dtype == np.float32:
-            return np.where(np.abs(value) < FLOAT32_TINY, np.float32(0) * value, value)
-        return value
+        return _flush_subnormals(np.asanyarray(f(*args)))
 
     return wrapped
 
