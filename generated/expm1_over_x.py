@@ -236,9 +236,9 @@ def _float_inputs(**inputs):
 
 
 def _mul_exp(c, u):
-    """c * exp(u) as (c * exp(u/2)) * exp(u/2): finite wherever the product is, though exp(u) alone may overflow or flush to 0; 0 where c is 0, even where exp(u) overflows."""
-    half = tf.math.exp(0.5 * u)
-    return tf.math.multiply_no_nan(half, tf.math.multiply_no_nan(half, c))
+    """c * exp(u) as (c * exp(u/2)) * exp(u/2): finite wherever the product is, though exp(u) alone may overflow or flush to 0. u/2 is held where exp(u/2) is finite, so the product is 0 where c is 0, and 0 where exp(u/2) flushes to 0, even where c overflowed."""
+    half = tf.math.exp(0.5 * tf.math.minimum(u, 1418.0 if u.dtype == tf.float64 else 176.0))
+    return tf.math.multiply_no_nan(c, half) * half
 
 
 def _polyval(coeffs, x):

@@ -115,9 +115,12 @@ def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     # As the printed helper: exp(u/2) twice, so a representable product never passes through
-    # exp(u); 0 where c is 0 ((x - y)*exp(-2*z) at x = y, z = -50 is 0*inf = NaN otherwise).
-    half = _exp(np.asanyarray(u) * 0.5)
-    return _mul_no_nan(half, _mul_no_nan(half, c))
+    # exp(u). u is held where exp(u/2) is finite, so the product is 0 where c is 0
+    # ((x - y)*exp(-2*z) at x = y, z = -50 is 0*inf = NaN otherwise), and 0 where exp(u/2)
+    # flushes though c overflowed (x**2*exp(-x) at x = 1e20 is inf*0 otherwise).
+    u = np.asanyarray(u)
+    half = _exp(np.minimum(u, u.dtype.type(1418.0 if u.dtype == np.float64 else 176.0)) * 0.5)
+    return _mul_no_nan(c, half) * half
 
 
 def _mul_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1261,31 +1261,40 @@ def _power_into_exp(node: sp.Expr) -> sp.Expr | None:
     product back (the gamma kernel x**y*exp(-x) at x = y = 31.8 is inf*1.6e-14; the truth is
     8.6e33), or flushes where exp(u) overflows. Elsewhere (b <= 0, or the powers near 1) the
     product stays."""
-    if not isinstance(node, sp.Mul):
+    if isinstance(node, mul_exp):
+        # mul_exp(b**w*r, u), as exp_product writes r*b**w*exp(u): the same, with r outside.
+        c, u = node.args
+        factors = sp.Mul.make_args(c)
+    elif isinstance(node, sp.Mul):
+        exps = [f for f in node.args if isinstance(f, sp.exp)]
+        if len(exps) != 1:
+            return None
+        factors = tuple(f for f in node.args if f is not exps[0])
+        u = exps[0].args[0]
+    else:
         return None
-    exps = [f for f in node.args if isinstance(f, sp.exp)]
     powers = [
         f
-        for f in node.args
+        for f in factors
         if isinstance(f, sp.Pow)
         and f.base.free_symbols
         and not f.exp.is_Integer
         and (not f.exp.is_number or abs(f.exp) > 1)
     ]
-    if len(exps) != 1 or not powers:
+    if not powers:
         return None
-    rest = sp.Mul(*(f for f in node.args if f not in powers and f not in exps))
+    rest = sp.Mul(*(f for f in factors if f not in powers))
     # xlogy, not w*log(b): SymPy folds exp(u + 5*log(x)/2) back into x**(5/2)*exp(u).
     logs = sp.Add(*(xlogy(f.exp, f.base) for f in powers))
     # Only where the powers or the exponential over- or underflow: exp rounds its argument,
     # which costs |w*log(b)| ulps (6 bits for (y - 1)*log(x) = -81.5), where pow itself is
     # exact; where exp(u) alone flushes (x**2.5*exp(-x) at x = 88 is 4.4e-34) it does not.
-    u = exps[0].args[0]
+    merged = mul_exp(rest, u + logs) if isinstance(node, mul_exp) else rest * sp.exp(u + logs)
     far = sp.And(
         *(f.base > 0 for f in powers),
         (sp.Abs(logs) > POWER_INTO_EXP_BEYOND) | (sp.Abs(u) > POWER_INTO_EXP_BEYOND),
     )
-    return sp.Piecewise((rest * sp.exp(u + logs), far), (node, True))
+    return sp.Piecewise((merged, far), (node, True))
 
 
 def _power_of_sigmoid(node: sp.Expr) -> sp.Expr | None:
@@ -1749,6 +1758,7 @@ VARIANTS: tuple[Rule, ...] = (
         "power_into_exp",
         "b**w*exp(u) overflows in the power where exp(u) brings the product back, or exp(u) flushes where b**w does not; exp(u + w*log(b)) does not",
         _power_into_exp,
+        stacks=True,
     ),
     Rule(
         "power_of_sigmoid",

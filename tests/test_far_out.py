@@ -310,6 +310,16 @@ def test_gamma_kernel_where_the_power_overflows_or_the_exponential_flushes(
     _check(fn, x**y * sp.exp(-x), [x, y], points, tol=1e-5)
 
 
+def test_power_times_decaying_exponential_where_either_factor_leaves_the_range(
+    load_module,
+) -> None:
+    # x**3*exp(-x): at x = 90 exp(-x) flushes where f is 6.0e-34; at x = 1e20 the cube
+    # overflows where exp(-x) flushes (inf*0 = NaN as written; every order is 0).
+    x = sp.Symbol("x", real=True)
+    fn = load_module("x**3*exp(-x)", "cube_decay", ["x"]).cube_decay
+    _check(fn, x**3 * sp.exp(-x), [x], [(90.0,), (1e20,), (3.0,)])
+
+
 @pytest.mark.parametrize(
     ("text", "name", "truth", "points"),
     [

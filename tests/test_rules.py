@@ -353,6 +353,27 @@ CASES: tuple[Case, ...] = (
         {x: (31.8, 90.0), y: (31.8, 1.5)},
         good_bits=7,
     ),
+    # The same inside mul_exp, as exp_product leaves the gamma kernel: mul_exp(x**y, -x) at
+    # x = y = 31.8 is inf*exp(-15.9)*exp(-15.9) = inf; the truth is 8.6e33. At x = 200,
+    # y = 30 it is 0 (the power overflows, exp(-100) flushes); the truth is 1.5e-18.
+    Case(
+        "power_into_exp",
+        mul_exp(x**y, -x),
+        sp.Piecewise(
+            (
+                mul_exp(1, -x + xlogy(y, x)),
+                (x > 0)
+                & (
+                    (sp.Abs(x) > by_dtype(87, 708))
+                    | (sp.Abs(xlogy(y, x)) > by_dtype(87, 708))
+                ),
+            ),
+            (mul_exp(x**y, -x), True),
+        ),
+        {x: (31.8, 200.0), y: (31.8, 30.0)},
+        label="mul_exp",
+        good_bits=7,
+    ),
     # log1p(x*y) at x = y = 1e30: the product overflows, log1p(inf) = inf; the truth is
     # 138.2. Beyond 2**24, softplus of the logs' sum.
     Case(
@@ -502,6 +523,15 @@ CASES: tuple[Case, ...] = (
         sp.exp(-x) * sp.sin(y),
         mul_exp(sp.sin(y), -x),
         {x: (-92.0, -100.0), y: (-1.2e-13, 1e-20)},
+    ),
+    # x**2*exp(-x): at x = 1e20 the square overflows where exp(-x) flushes (inf*0 = NaN; the
+    # truth is 0), at x = 90 exp(-x) flushes where the product is 6.6e-36.
+    Case(
+        "exp_product",
+        x**2 * sp.exp(-x),
+        mul_exp(x**2, -x),
+        {x: (1e20, 90.0)},
+        label="overflowed factor",
     ),
     # In a difference: (x - y)/(1 + (x - y)**2) at x - y = 1e20.
     Case(
