@@ -23,7 +23,7 @@ stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.06 bits, 100.0% of 70 points within 3 bits
     order 1: max 1.0 bits, mean 0.09 bits, 100.0% of 70 points within 3 bits
-    order 2: max 1.0 bits, mean 0.11 bits, 100.0% of 71 points within 3 bits
+    order 2: max 1.0 bits, mean 0.11 bits, 100.0% of 70 points within 3 bits
 
 Usage:
 

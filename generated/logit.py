@@ -23,7 +23,7 @@ stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.03 bits, 100.0% of 34 points within 3 bits
     order 1: max 1.0 bits, mean 0.09 bits, 100.0% of 32 points within 3 bits
-    order 2: max 1.0 bits, mean 0.20 bits, 100.0% of 35 points within 3 bits
+    order 2: max 1.0 bits, mean 0.21 bits, 100.0% of 34 points within 3 bits
 
 Usage:
 

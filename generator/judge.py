@@ -104,6 +104,51 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
 
+def _lgamma_point(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):  # a pole (0, -1, ...), or beyond float64
+        return math.inf
+
+
+_lgamma = np.frompyfunc(_lgamma_point, 1, 1)
+_polygamma_exact = np.frompyfunc(lambda n, x: float(polygamma_value(n, mpmath.mpf(x))), 2, 1)
+
+
+def _cot_pi(x: np.ndarray) -> np.ndarray:
+    # As the printed helper: x reduced to r in [-1/2, 1/2] exactly, 1/tan(pi*r) within 1/4 of
+    # 0, tan(pi*(1/2 - |r|)) with r's sign beyond.
+    r = x - np.round(x)
+    small = np.abs(r) < 0.25
+    inner = 1 / _np.tan(np.pi * np.where(small, r, 0).astype(x.dtype))
+    outer = np.sign(r) * _np.tan(np.pi * (0.5 - np.abs(np.where(small, 0.5 * np.sign(r), r))).astype(x.dtype))
+    return np.where(small, inner, outer)
+
+
+def _polygamma(n: object, x: np.ndarray) -> np.ndarray:
+    """As the printed helpers (_digamma, _polygamma): the correctly rounded value at x >= 0
+    (the helpers' series and TF's kernels there are within an ulp or two), and below 0
+    their reflection in the dtype, which cancels next to the roots (digamma's, one in each
+    (-k - 1, -k))."""
+    n, x = int(n), np.asanyarray(x)
+    with np.errstate(all="ignore"):
+        negative = x < 0
+        right = np.where(negative, 1 - x, x).astype(x.dtype)
+        value = _polygamma_exact(n, right.astype(np.float64)).astype(np.float64).astype(x.dtype)
+        if not negative.any():
+            return value
+        p = [0.0, 1.0]  # d**n/dx**n cot(pi*x) = pi**n * p(cot(pi*x)), as the helper builds p
+        for _ in range(n):
+            slope = [k * p[k] for k in range(1, len(p))]
+            p = [0.0] * (len(slope) + 2)
+            for k, a in enumerate(slope):
+                p[k] -= a
+                p[k + 2] -= a
+        cot_slope = np.polyval([x.dtype.type(c) for c in reversed(p)], _cot_pi(x))
+        reflected = (1.0 if n % 2 == 0 else -1.0) * value - x.dtype.type(math.pi ** (n + 1)) * cot_slope
+        return np.where(negative, reflected, value).astype(x.dtype)
+
+
 def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # As the printed helper: both scaled by the larger magnitude; 0 at a = b = 0.
     a, b = np.broadcast_arrays(np.asanyarray(a), np.asanyarray(b))
@@ -227,6 +272,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "expm1": _np.expm1,
     "erf": _like(_erf),
     "erfc": _flushed(_like(_erfc)),
+    "lgamma": _like(_lgamma),
+    "polygamma": _flushed(_polygamma),
     "ipow": _power,
     "flushed_power": _flushed(_power),
     "clip": _clip,
@@ -389,7 +436,38 @@ _MP_FUNCTIONS = {
     # The angle of a point with a complex coordinate is not defined (mpmath raises).
     "atan2": lambda a, b: mpmath.atan2(a, b) if isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf) else mpmath.nan,
     "variable_power": lambda a, b: _variable_power(a, b),
+    "lgamma": lambda u: lgamma_value(u),
+    "polygamma": lambda n, u: polygamma_value(n, u),
 }
+
+
+def lgamma_value(u: object) -> object:
+    """log|gamma(u)| as TF's lgamma: +inf at a pole (0, -1, ...), where mpmath raises and the
+    limit from both sides would be taken; nan for a complex u."""
+    if not isinstance(u, mpmath.mpf):
+        return mpmath.nan
+    if u <= 0 and u == mpmath.floor(u):
+        return mpmath.inf
+    return mpmath.re(mpmath.loggamma(u))
+
+
+def polygamma_value(n: object, u: object) -> object:
+    """mpmath's polygamma(n, u) for a real u; nan for a complex u. At a pole (0, -1, ...) +inf
+    (for even n, -inf on one side): an infinity, and not a nan, whose limit from both sides
+    `_mp_value_at` would take where a large finite term swamps the pole (x + digamma(y) at
+    x = 1e36, y = -2).
+    For n >= 1 mpmath steps from u < 0 up to positive arguments one at a time (minutes at
+    u = -1e38, seconds at -2e6): far below 0, the reflection
+    polygamma(n, u) = (-1)**n*polygamma(n, 1 - u) - pi*d**n/du**n cot(pi*u)."""
+    n = int(n)
+    if not isinstance(u, mpmath.mpf):
+        return mpmath.nan
+    if u <= 0 and u == mpmath.floor(u):
+        return mpmath.inf
+    if n == 0 or u > -100:
+        return mpmath.psi(n, u)
+    slope = mpmath.diff(lambda t: mpmath.cot(mpmath.pi * t), u, n)
+    return (-1) ** n * mpmath.psi(n, 1 - u) - mpmath.pi * slope
 
 
 class variable_power(sp.Function):  # noqa: N801 - SymPy names functions in lower case
@@ -506,15 +584,23 @@ def _mp_value_at(fn: Callable[..., object], args: list[mpmath.mpf]) -> object:
     # (sin(x)/x's f'' sums terms of size 1/x**3 to -1/3: with a step of 10**-20 at 30
     # digits the sum was noise, and the "limit" 0); the mean of the two sides is off
     # by O(step**2).
+    # At twice the step the mean must stay: at a pole of even order both sides agree, but
+    # grow as the step shrinks (x*polygamma(1, x) + digamma(x) at x = -2.5e38 is about x/t**2).
     eps = mpmath.mpf(10) ** (-mpmath.mp.dps // 6)
-    try:
-        sides = [fn(*[a + s * eps for a in args]) for s in (1, -1)]
-    except (ArithmeticError, ValueError, TypeError, MemoryError):
+    means = []
+    for step in (eps, 2 * eps):
+        try:
+            sides = [fn(*[a + s * step for a in args]) for s in (1, -1)]
+        except (ArithmeticError, ValueError, TypeError, MemoryError):
+            return None
+        if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in sides):
+            return None
+        if abs(sides[0] - sides[1]) > 100 * eps * max(1, abs(sides[0])):
+            return None
+        means.append((sides[0] + sides[1]) / 2)
+    if abs(means[0] - means[1]) > 100 * eps * max(1, abs(means[0])):
         return None
-    if all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in sides):
-        if abs(sides[0] - sides[1]) <= 100 * eps * max(1, abs(sides[0])):
-            return (sides[0] + sides[1]) / 2
-    return None
+    return means[0]
 
 
 def sample_reference(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> np.ndarray:

@@ -366,6 +366,37 @@ def _atan2(a: object, b: object) -> object:
     raise _Unsure
 
 
+# lgamma's minimum on (0, inf), where digamma has its positive root.
+_LGAMMA_MIN_AT = mpmath.mpf("1.46163214496836234126265954232572132846819620400644635129598840859878644")
+
+
+def _gamma_point(fn: Callable[[mpmath.mpf], mpmath.mpf], x: mpmath.mpf) -> mpmath.mpf:
+    # mpmath's psi cancels near its root at the working precision (8 bits at 53): 80 guard bits.
+    with mpmath.workprec(iv.prec + 80):
+        return +fn(x)
+
+
+def _lgamma(v: object) -> object:
+    """log|gamma|: decreasing up to its minimum at 1.4616..., increasing beyond. Below 0 (poles at
+    each integer, a maximum between) not bounded here: the point is left unmeasured."""
+    lo, hi = _ends(v)
+    if lo <= 0:
+        raise _Unsure
+    ends = [_gamma_point(mpmath.loggamma, lo), _gamma_point(mpmath.loggamma, hi)]
+    low = _gamma_point(mpmath.loggamma, _LGAMMA_MIN_AT) if lo < _LGAMMA_MIN_AT < hi else min(ends)
+    return _result((lo, hi), low, max(ends))
+
+
+def _polygamma(n: object, v: object) -> object:
+    """polygamma(n, x), monotone for x > 0 (increasing for n = 0 and even n, decreasing for odd n).
+    Below 0 (poles at each integer), as _lgamma."""
+    order, (lo, hi) = int(_ends(n)[0]), _ends(v)
+    if lo <= 0:
+        raise _Unsure
+    ends = [_gamma_point(lambda t: mpmath.psi(order, t), end) for end in (lo, hi)]
+    return _result((lo, hi), min(ends), max(ends))
+
+
 def _constant(value: Callable[[], mpmath.mpf]) -> Callable[[Sequence[object]], object]:
     def apply(args: Sequence[object]) -> object:
         with mpmath.workprec(iv.prec + 20):
@@ -398,6 +429,8 @@ INTERVAL_FUNCTIONS: dict[str, Callable[..., object]] = {
     "Abs": abs,
     "sign": _sign,
     "DiracDelta": _dirac,
+    "lgamma": _lgamma,
+    "polygamma": _polygamma,
 }
 
 Interval = Callable[[Sequence[object]], object]
@@ -443,6 +476,8 @@ def compile_interval(expr: sp.Expr, variables: Sequence[sp.Symbol]) -> Interval:
             return _constant(lambda: mpmath.pi)
         if e is sp.E:
             return _constant(lambda: mpmath.e)
+        if e is sp.EulerGamma:
+            return _constant(lambda: mpmath.euler)
         if isinstance(e, sp.Piecewise):
             cases = [(build(value), build(condition)) for value, condition in e.args]
 
@@ -835,6 +870,7 @@ def naive_function(
     namespace: dict[str, object] = {name: op(getattr(tf.math, name)) for name in names}
     namespace.update(Abs=op(tf.math.abs), pi=math.pi, E=math.e, Piecewise=piecewise)
     namespace.update(Eq=op(tf.math.equal), Ne=op(tf.math.not_equal), ITE=tf.where)
+    namespace.update(lgamma=op(tf.math.lgamma), polygamma=op(tf.math.polygamma), EulerGamma=0.5772156649015329)
     math_expr = naive(parse(expression)).xreplace(parameter_values(params))
     symbols = resolve_variables(math_expr, list(variables))
     return sp.lambdify(symbols, math_expr, modules=[namespace], printer=NaivePrinter())

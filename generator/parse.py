@@ -147,6 +147,8 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "acosh": FunctionSpec(1, sp.acosh, "inverse hyperbolic cosine", _at_least_one),
     "atanh": FunctionSpec(1, sp.atanh, "inverse hyperbolic tangent", _inside_one),
     "erf": FunctionSpec(1, sp.erf, "error function"),
+    "lgamma": FunctionSpec(1, prim.lgamma, "log|gamma(x)|, the log of the gamma function's magnitude"),
+    "digamma": FunctionSpec(1, lambda x: sp.polygamma(0, x), "d/dx lgamma(x)"),
     # Ours keeps erfc(-u) as written; SymPy's makes it 2 - erfc(u), which is 2 - 2 for u << 0.
     "erfc": FunctionSpec(1, prim.erfc, "complementary error function"),
     "abs": FunctionSpec(1, sp.Abs, "absolute value"),
@@ -246,6 +248,9 @@ _MP_FUNCTIONS: dict[type, Callable[..., mpmath.mpf]] = {
     prim.logaddexp: _mp_logaddexp,
     prim.log1mexp: lambda u: _MP.log(-_MP.expm1(-u)),
     prim.xlogy: _mp_xlogy,
+    prim.lgamma: lambda u: _MP.nan if _MP.im(u) else _MP.inf if u <= 0 and u == _MP.floor(u) else _MP.re(_MP.loggamma(u)),
+    sp.polygamma: lambda n, u: _MP.nan if _MP.im(u) or (u <= 0 and u == _MP.floor(u)) else _MP.psi(int(n), u),
+    sp.zeta: _MP.zeta,
     prim.hypot: _MP.hypot,
     prim.logcosh: lambda u: _MP.log(_MP.cosh(u)),
     prim.ipow: lambda base, k: base**k,
@@ -264,6 +269,8 @@ def _evaluate(expr: sp.Expr) -> mpmath.mpf | mpmath.mpc:
         return +_MP.pi
     if expr is sp.E:
         return +_MP.e
+    if expr is sp.EulerGamma:
+        return +_MP.euler
     if expr is sp.I:
         return _MP.mpc(0, 1)
     if expr.is_Float:

@@ -38,6 +38,7 @@ __all__ = [
     "mul_exp",
     "mul_no_nan",
     "exp_finite",
+    "lgamma",
     "naive",
 ]
 
@@ -261,6 +262,29 @@ class erfc(sp.erfc):  # noqa: N801
 
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
         return sp.erfc(x)
+
+
+class lgamma(sp.Function):  # noqa: N801
+    """log|gamma(x)|, as tf.math.lgamma computes it; for x > 0, SymPy's loggamma(x).
+
+    Its own function, not SymPy's loggamma, which is complex for x < 0 and rewrites
+    itself (loggamma(x + 1) expands to loggamma(x) + log(x)). Its derivatives are SymPy's
+    polygamma(n, x), which the printer emits as helpers (printer.TF_FUNCTIONS).
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, arg: sp.Expr) -> sp.Expr | None:
+        if arg in (sp.Integer(1), sp.Integer(2)):
+            return sp.Integer(0)
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.polygamma(0, self.args[0])
+
+    def _eval_evalf(self, prec: int) -> sp.Expr | None:
+        return sp.re(sp.loggamma(self.args[0]))._eval_evalf(prec)
 
 
 class mills(sp.Function):  # noqa: N801

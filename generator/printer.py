@@ -46,6 +46,7 @@ TF_FUNCTIONS: dict[type, str] = {
     prim.expm1: "tf.math.expm1",
     prim.xlogy: "tf.math.xlogy",
     prim.mul_no_nan: "tf.math.multiply_no_nan",
+    prim.lgamma: "tf.math.lgamma",
 }
 
 # SymPy function class -> the same function from exp, as code with {u} and {minus_u}:
@@ -79,6 +80,8 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_tanh_softplus_slope": ("_tanh_softplus",),
     "_mills": ("_mills_gap", "_mills_parts"),
     "_mills_gap": ("_mills", "_mills_parts"),
+    "_digamma": ("_cot_pi",),
+    "_polygamma": ("_cot_pi",),
 }
 
 
@@ -268,6 +271,13 @@ class TFPrinter(ProductOrder, StrPrinter):
             self.helpers.add(HELPERS[func])
             self.helpers.update(HELPER_PARTNERS.get(HELPERS[func], ()))
             return f"{HELPERS[func]}({self._print_args(expr)})"
+        if func is sp.polygamma:
+            # lgamma's derivatives: n is an integer. TF's digamma and polygamma lose accuracy
+            # near digamma's root and flush far out; the helpers mend both.
+            n, u = expr.args
+            name = "_digamma" if n == 0 else "_polygamma"
+            self.helpers.update((name, *HELPER_PARTNERS[name]))
+            return f"{name}({self._print(u)})" if n == 0 else f"{name}({int(n)}, {self._print(u)})"
         if func is prim.polyval:
             coeffs, x = expr.args
             listed = ", ".join(self._print_number(c) for c in coeffs)

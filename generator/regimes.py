@@ -31,7 +31,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, by_dtype, clip, mul_exp, naive, pick, polyval
+from generator.primitives import away, by_dtype, clip, lgamma, mul_exp, naive, pick, polyval
 from generator.printer import FLOAT32_MAX
 
 SERIES_TERMS = 26
@@ -410,7 +410,9 @@ def _series_regime(
         argument = sp.Abs(x)
     elif center == 0:
         h = x
-        if _regular_at_zero(textbook, x):
+        # lgamma's and polygamma's series are SymPy's own, exact (zeta values) and quick, where
+        # mpmath's numeric Taylor coefficients of loggamma at 200 digits took a minute.
+        if _regular_at_zero(textbook, x) and not textbook.has(lgamma, sp.polygamma):
             series = _numeric_taylor(exact, x)
         else:
             series = _symbolic_series(textbook, x, k)
@@ -506,6 +508,9 @@ def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | N
         return None
     if not series.is_polynomial(x) or series.has(sp.log, sp.Abs, sp.sign):
         return None
+    # lgamma's coefficients hold zeta values and Euler's constant: numbers, to 40 digits.
+    if series.has(sp.zeta, sp.EulerGamma):
+        return sp.Add(*(sp.Float(sp.N(c, 40), 40) * x**m for (m,), c in sp.Poly(series, x).terms()))
     return series
 
 

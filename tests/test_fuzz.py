@@ -41,7 +41,7 @@ from generator import Spec, generate
 from generator.cli import main
 from generator.errors import GeneratorError
 from generator.parse import FUNCTIONS, parse
-from generator.primitives import naive
+from generator.primitives import lgamma, naive
 
 TREE_EXAMPLES = int(os.environ.get("GENERATOR_FUZZ_EXAMPLES", "15"))
 STRING_EXAMPLES = int(os.environ.get("GENERATOR_FUZZ_STRINGS", "300"))
@@ -145,6 +145,9 @@ def _tf_functions(tf):
         sp.erfc: tf.math.erfc,
         sp.Abs: tf.math.abs,
         sp.sign: tf.math.sign,
+        # lgamma has no textbook form but itself; its derivatives are SymPy's polygamma.
+        lgamma: tf.math.lgamma,
+        sp.polygamma: tf.math.polygamma,
     }
 
 

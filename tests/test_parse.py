@@ -126,6 +126,9 @@ UNARY_REFERENCES = {
     "softplus": (0.7, lambda x: mpmath.log(1 + mpmath.exp(x))),
     "log_sigmoid": (0.7, lambda x: mpmath.log(1 / (1 + mpmath.exp(-x)))),
     "log1mexp": (0.7, lambda x: mpmath.log(1 - mpmath.exp(-x))),
+    # log|gamma(x)|, below 0 too (gamma(-2.5) = -0.945).
+    "lgamma": (-2.5, lambda x: mpmath.log(abs(mpmath.gamma(x)))),
+    "digamma": (0.7, lambda x: mpmath.diff(mpmath.loggamma, x)),
 }
 BINARY_REFERENCES = {
     "logaddexp": (0.7, -1.3, lambda a, b: mpmath.log(mpmath.exp(a) + mpmath.exp(b))),
