@@ -118,6 +118,11 @@ def _guarded(
 
 def _truth(condition: sp.Basic, variables: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
     """Where `condition` holds at the sample points, evaluated in float32 like the emitted code."""
+    # A comparison of two constants is one bool, which NumPy's logical_or.reduce cannot stack
+    # with the arrays beside it (max(erf(e), min(log10(y), log_sigmoid(0))) raised ValueError):
+    # decided first.
+    constant = {r: sp.true if _holds(r) else sp.false for r in condition.atoms(sp.Rel) if not r.free_symbols}
+    condition = condition.xreplace(constant)
     fn = sp.lambdify(variables, condition, modules=[judge.NUMPY_FUNCTIONS, np])
     with np.errstate(all="ignore"):
         held = fn(*(np.asarray(p, dtype=np.float32) for p in points))
@@ -127,3 +132,8 @@ def _truth(condition: sp.Basic, variables: tuple[sp.Symbol, ...], points: np.nda
 def unguarded(expr: sp.Expr) -> sp.Expr:
     """`expr` without the regimes' clip/away guards: the same values wherever a branch is taken."""
     return expr.replace(clip, lambda x, lo, hi: x).replace(away, lambda x, t: x)
+
+
+def _holds(relation: sp.Rel) -> bool:
+    with np.errstate(all="ignore"):
+        return bool(sp.lambdify((), relation, modules=[judge.NUMPY_FUNCTIONS, np])())

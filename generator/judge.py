@@ -134,7 +134,7 @@ def _polygamma(n: object, x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         negative = x < 0
         right = np.where(negative, 1 - x, x).astype(x.dtype)
-        value = _polygamma_exact(n, right.astype(np.float64)).astype(np.float64).astype(x.dtype)
+        value = np.asarray(_polygamma_exact(n, right.astype(np.float64)), dtype=np.float64).astype(x.dtype)
         if not negative.any():
             return value
         p = [0.0, 1.0]  # d**n/dx**n cot(pi*x) = pi**n * p(cot(pi*x)), as the helper builds p
@@ -448,6 +448,8 @@ def lgamma_value(u: object) -> object:
         return mpmath.nan
     if u <= 0 and u == mpmath.floor(u):
         return mpmath.inf
+    if u > _MP_LARGE:  # Stirling, to 1/(12u): mpmath's own took minutes at u = 30**30 and beyond
+        return (u - 0.5) * mpmath.log(u) - u + mpmath.log(2 * mpmath.pi) / 2
     return mpmath.re(mpmath.loggamma(u))
 
 
@@ -464,6 +466,10 @@ def polygamma_value(n: object, u: object) -> object:
         return mpmath.nan
     if u <= 0 and u == mpmath.floor(u):
         return mpmath.inf
+    if u > _MP_LARGE:  # the asymptotic series' first two terms, as lgamma_value
+        if n == 0:
+            return mpmath.log(u) - 1 / (2 * u)
+        return (-1) ** (n + 1) * mpmath.factorial(n - 1) / u**n * (1 + n / (2 * u))
     if n == 0 or u > -100:
         return mpmath.psi(n, u)
     slope = mpmath.diff(lambda t: mpmath.cot(mpmath.pi * t), u, n)

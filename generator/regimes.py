@@ -31,7 +31,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, by_dtype, clip, lgamma, mul_exp, naive, pick, polyval
+from generator.primitives import away, by_dtype, clip, lgamma, log1p, mul_exp, naive, pick, polyval
 from generator.printer import FLOAT32_MAX
 
 SERIES_TERMS = 26
@@ -246,7 +246,8 @@ def _leading_exp_term(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr,
         # (The body has x beside small, in c(x): probed at x = 3/2 on this side.)
         try:
             with mpmath.workdps(60):
-                at = sp.lambdify((small, x), body, modules="mpmath")
+                # The judge's mpmath names: DiracDelta (abs's f'') is not mpmath's.
+                at = sp.lambdify((small, x), body, modules=[judge._MP_FUNCTIONS, "mpmath"])
                 probe = at(mpmath.mpf(10) ** -8, mpmath.mpf(sign * 1.5))
             if not abs(probe) > mpmath.mpf(10) ** -40:
                 return None
@@ -396,6 +397,10 @@ def _series_regime(
     Where truth's textbook form is too large for SymPy's series, `source` = (f, k), truth
     being f's k-th derivative, gives it as the k-th derivative of f's series (sin(x)/(x*(1 +
     x**2)): its f'' has 70 ops, f has 7)."""
+    # Where f itself has no series at 0 (atanh(erfc(x)) is atanh(1) there), its derivatives
+    # have none either: SymPy's series of atanh(erfc(x))' at its pole ran for minutes.
+    if center == 0 and source is not None and _branch_point_at_zero(naive(source[0]), x):
+        return None
     textbook, k = naive(truth), 0
     if not _expandable(textbook) and source is not None:
         textbook, k = naive(source[0]), source[1]
@@ -516,8 +521,8 @@ def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | N
 
 def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
     """Whether `e` has x**g(x), a fractional power of what vanishes at 0 (sqrt(x): SymPy's
-    series of expm1(expm1(sqrt(x)))'' at 0 ran for minutes), or log(u) with u = 0 at x = 0:
-    no Taylor series there."""
+    series of expm1(expm1(sqrt(x)))'' at 0 ran for minutes), log(u) with u = 0 at x = 0,
+    lgamma or polygamma at a pole, or atan2 at the origin: no Taylor series there."""
     for p in e.atoms(sp.Pow):
         if p.exp.has(x) and p.base.has(x):
             return True
@@ -533,7 +538,34 @@ def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
                 return True
         except (ArithmeticError, ValueError, TypeError):
             continue
+    # lgamma and polygamma at a pole of gamma (cos(lgamma(x)) is cos(-log(x) + ...): SymPy's
+    # series of it ran for minutes), atan2 at the origin (logaddexp(atan2(y, y), erfc(y))),
+    # and the inverse functions at their branch points (atanh(erfc(x)) is atanh(1) at 0).
+    for g in e.atoms(lgamma, sp.polygamma, sp.atan2, *_BRANCH_POINTS):
+        try:
+            if isinstance(g, sp.atan2):
+                if all(a.subs(x, 0) == 0 for a in g.args):
+                    return True
+                continue
+            at_zero = g.args[-1].subs(x, 0)
+            if type(g) in _BRANCH_POINTS:
+                if at_zero in _BRANCH_POINTS[type(g)]:
+                    return True
+            elif at_zero.is_integer and at_zero.is_nonpositive:
+                return True
+        except (ArithmeticError, ValueError, TypeError):
+            continue
     return False
+
+
+# Arguments at which these functions have no Taylor series (a log or a square root there).
+_BRANCH_POINTS: dict[type, tuple[sp.Expr, ...]] = {
+    sp.atanh: (sp.Integer(1), sp.Integer(-1)),
+    sp.asin: (sp.Integer(1), sp.Integer(-1)),
+    sp.acos: (sp.Integer(1), sp.Integer(-1)),
+    sp.acosh: (sp.Integer(1),),
+    log1p: (sp.Integer(-1),),
+}
 
 
 def _numeric_taylor(exact: Callable, x: sp.Symbol) -> sp.Expr | None:

@@ -570,6 +570,27 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # Seed 1357: a polynomial whose coefficient was xlogy(2, 2), a generator to sp.Poly:
         # factor_at_roots' root finder raised DomainError (exit 123).
         "log2(log1p(x))",
+        # Session 13, seed 6464: lgamma has a log singularity at 0, and SymPy's series of
+        # cos(lgamma(y)) there ran for minutes (no series is tried at a pole of gamma now).
+        "cos(lgamma(y))",
+        # Seed 6464: the judge's stand-in for digamma of a constant got a 0-d array back
+        # from np.frompyfunc as a Python float (AttributeError, exit 123).
+        "max(xlogy(log1p(y), log1p(y)), digamma(acosh(2)))",
+        # Seed 3131: mpmath's loggamma of (3e38)**(3e38) and of 30**30 at the tail check's
+        # digits ran for minutes; beyond 1e80, Stirling.
+        "log1mexp(lgamma(y**y))",
+        # Seed 1414 (and at 9bdf74f): atan2(y, y) has no Taylor series at the origin, and
+        # SymPy's series of the textbook form there ran for minutes.
+        "logaddexp(atan2(y, y), erfc(y))",
+        # Seed 2525 (and at 9bdf74f): the far-out probe of abs(y)/softplus(-y)'' evaluated
+        # DiracDelta with plain mpmath, which has none (NameError, exit 123).
+        "abs(-y)/softplus(-y)",
+        # Seed 5858 (and at 9bdf74f): f = atanh(erfc(x)) is atanh(1) at 0, and SymPy's series
+        # of its f' there ran for minutes; no series is tried where f has a branch point.
+        "atanh(erfc(x))",
+        # Seed 5858 (and at 9bdf74f): a comparison of two constants inside the guard's
+        # condition, a bool beside arrays in NumPy's logical_or.reduce (ValueError).
+        "max(lgamma(e), min(log10(y), log_sigmoid(0)))",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):
