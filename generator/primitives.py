@@ -269,7 +269,7 @@ class lgamma(sp.Function):  # noqa: N801
 
     Its own function, not SymPy's loggamma, which is complex for x < 0 and rewrites
     itself (loggamma(x + 1) expands to loggamma(x) + log(x)). Its derivatives are SymPy's
-    polygamma(n, x), which the printer emits as helpers (printer.TF_FUNCTIONS).
+    polygamma(n, x), which the printer emits as helpers (_digamma, _polygamma).
     """
 
     nargs = 1

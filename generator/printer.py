@@ -273,7 +273,7 @@ class TFPrinter(ProductOrder, StrPrinter):
             return f"{HELPERS[func]}({self._print_args(expr)})"
         if func is sp.polygamma:
             # lgamma's derivatives: n is an integer. TF's digamma and polygamma lose accuracy
-            # near digamma's root and flush far out; the helpers mend both.
+            # near digamma's root, flush far out and go wrong below 0; the helpers mend them.
             n, u = expr.args
             name = "_digamma" if n == 0 else "_polygamma"
             self.helpers.update((name, *HELPER_PARTNERS[name]))

@@ -522,7 +522,8 @@ def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | N
 def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
     """Whether `e` has x**g(x), a fractional power of what vanishes at 0 (sqrt(x): SymPy's
     series of expm1(expm1(sqrt(x)))'' at 0 ran for minutes), log(u) with u = 0 at x = 0,
-    lgamma or polygamma at a pole, or atan2 at the origin: no Taylor series there."""
+    lgamma or polygamma at a pole, atan2 at the origin, or an inverse function at a branch
+    point (_BRANCH_POINTS): no Taylor series there."""
     for p in e.atoms(sp.Pow):
         if p.exp.has(x) and p.base.has(x):
             return True
