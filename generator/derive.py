@@ -168,7 +168,12 @@ def derive(
     for k in range(1, order + 1):
         for index in itertools.combinations_with_replacement(names, k):
             var = by_name[index[-1]]
-            raw[index] = sp.diff(raw[index[:-1]], var)
+            try:
+                raw[index] = sp.diff(raw[index[:-1]], var)
+            except TypeError as exc:
+                # SymPy's own comparisons while it differentiates: atan2(exp(abs(x)),
+                # log10(tanh(10))) asks whether log(tanh(10)) < 0 and cannot tell it is real.
+                raise GeneratorError(f"SymPy cannot differentiate {sp.sstr(expr)}: {exc}") from None
             if raw[index].has(sp.Derivative):
                 raise GeneratorError(
                     f"SymPy cannot differentiate {sp.sstr(expr)} in closed form (it leaves a Derivative)"
@@ -209,6 +214,7 @@ def derive(
         fired.append("sigmoid_slope")
         partials = lowered
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
+    partials = {i: _fold_constant_sums(e) for i, e in partials.items()}
     accuracy = _accuracy(
         {i: e.xreplace(defaults) for i, e in partials.items()},
         {i: e.xreplace(defaults) for i, e in raw.items()},
@@ -224,6 +230,23 @@ def derive(
     # share work (gelu_tanh' reuses the forward pass's sigmoid).
     partials = {i: e if len(i) == order else guards.unguarded(e) for i, e in partials.items()}
     return Derivation(variables, expr, partials, tuple(fired), order, accuracy, guarded)
+
+
+def _fold_constant_sums(form: sp.Expr) -> sp.Expr:
+    """`form` with the constant terms of each sum as one number, rounded once: x + pi + log(2)
+    printed 3.141592653589793 + x + 0.6931471805599453, rounding twice more than it need (and
+    x + digamma(5/2) four numbers). A lone constant term, and parameters, stay as written."""
+
+    def fold(add: sp.Add) -> sp.Expr:
+        constants = [a for a in add.args if a.is_number]
+        if len(constants) < 2:
+            return add
+        total = sp.N(naive(sp.Add(*constants)), 30)  # as printer.number_literal evaluates one
+        if not (total.is_Float and total.is_finite):
+            return add
+        return sp.Add(*(a for a in add.args if not a.is_number), sp.Float(total, 17))
+
+    return form.replace(lambda e: isinstance(e, sp.Add), fold)
 
 
 def _hold_exps(form: sp.Expr) -> sp.Expr:

@@ -880,7 +880,8 @@ def float_constants(expr: sp.Expr) -> sp.Expr:
     docs/performance.md, session 7."""
     return expr.replace(
         lambda e: e.is_number and not e.is_Rational and not e.is_Float and not e.is_Atom,
-        lambda e: sp.Float(sp.N(e, 20), 20) if e.is_real else e,
+        # naive: SymPy cannot evaluate our primitives (atan(softplus(10)): TypeError).
+        lambda e: sp.Float(sp.N(prim.naive(e), 20), 20) if e.is_real else e,
     )
 
 

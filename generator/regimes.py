@@ -415,9 +415,14 @@ def _series_regime(
         argument = sp.Abs(x)
     elif center == 0:
         h = x
-        # lgamma's and polygamma's series are SymPy's own, exact (zeta values) and quick, where
-        # mpmath's numeric Taylor coefficients of loggamma at 200 digits took a minute.
-        if _regular_at_zero(textbook, x) and not textbook.has(lgamma, sp.polygamma):
+        # lgamma's and polygamma's series are SymPy's own, exact (zeta values) and quick for a
+        # polynomial argument, where mpmath's numeric Taylor coefficients of loggamma at 200
+        # digits took a minute (lgamma(x + 1)); of another argument, SymPy's took minutes too
+        # (lgamma(sigmoid(softplus(y)))): no series.
+        gammas = textbook.atoms(lgamma, sp.polygamma)
+        if any(not g.args[-1].is_polynomial(x) for g in gammas):
+            return None
+        if _regular_at_zero(textbook, x) and not gammas:
             series = _numeric_taylor(exact, x)
         else:
             series = _symbolic_series(textbook, x, k)

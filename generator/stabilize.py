@@ -1212,7 +1212,8 @@ def _power_of_one_plus(node: sp.Expr) -> sp.Expr | None:
     x = 1 loses 10 bits); log1p(v) keeps v's bits. Also for an exponent that is not a number:
     (1 + 1/x)**x at x = -1280 loses 7 bits, at -2e6 17. Elsewhere the power stays (it is real
     there for an integer k)."""
-    if not isinstance(node, sp.Pow) or (node.exp.is_number and not abs(node.exp) >= 8):
+    # A constant exponent by its value: SymPy cannot compare |softplus(0)| with 8 (TypeError).
+    if not isinstance(node, sp.Pow) or (node.exp.is_number and not abs(complex(sp.N(naive(node.exp), 20))) >= 8):
         return None
     base = node.base
     if not (isinstance(base, sp.Add) and 1 in base.args) or not base.free_symbols:

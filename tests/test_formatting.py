@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import black
+import mpmath
 import pytest
 
 from generator import Spec, generate
@@ -192,3 +193,27 @@ def test_output_does_not_depend_on_time_budgets(monkeypatch):
         monkeypatch.setattr(module, "time_budget", expired, raising=False)
     slow_machine = generate(spec)
     assert fast_machine == slow_machine
+
+
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        # SymPy writes digamma(5/2) as 8/3 - EulerGamma - 2*log(2): four numbers printed.
+        ("x + digamma(2.5)", "0.7031566406452432 + x"),
+        ("x + pi + log(2)", "3.8347398341497385 + x"),
+    ],
+)
+def test_constant_terms_of_a_sum_are_one_number(load_module, tf, text, folded) -> None:
+    # One number, rounded once from the exact sum, as the docstring and the code show it.
+    module = load_module(text, "folded")
+    source = open(module.__file__, encoding="utf-8").read()
+    assert f"y = {folded}\n" in source
+    x = 1.5
+    with mpmath.workdps(60):
+        truth = float(
+            mpmath.mpf(x)
+            + (mpmath.psi(0, 2.5) if "digamma" in text else mpmath.pi + mpmath.log(2))
+        )
+    assert float(module.folded(tf.constant(x, tf.float64))) == pytest.approx(
+        truth, rel=1e-15
+    )

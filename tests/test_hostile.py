@@ -426,6 +426,17 @@ def test_a_comparison_that_sympy_folds_onto_a_non_real_branch_is_an_error(capsys
     assert_one_error(code, out, err, "compares a value that is not real", "asin(3/2)")
 
 
+def test_a_derivative_sympy_cannot_take_is_an_error(tmp_path):
+    """The fuzzer, seed 3434 (at 9bdf74f too): differentiating atan2(u, c) SymPy asks whether
+    c = log10(tanh(10)) is negative and cannot tell that it is real (TypeError, a traceback).
+    A limit, reported: a one-line error naming the expression. In a process whose SymPy
+    caches already hold that c is real (this test run's), it generates."""
+    result = run_cli(["atan2(exp(abs(x)), log10(tanh(10)))"], cwd=tmp_path, timeout=60)
+    assert result.returncode in (0, 2), result.stderr
+    if result.returncode == 2:
+        assert_one_error(2, result.stdout, result.stderr, "SymPy cannot differentiate", "non-real")
+
+
 def test_partially_real_expression_returns_nan_outside_its_domain(load_module, tf):
     """Decision: an expression that is real somewhere is generated; outside its domain f is NaN."""
     module = load_module("log(x) + sqrt(x)")
@@ -591,6 +602,16 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # Seed 5858 (and at 9bdf74f): a comparison of two constants inside the guard's
         # condition, a bool beside arrays in NumPy's logical_or.reduce (ValueError).
         "max(lgamma(e), min(log10(y), log_sigmoid(0)))",
+        # Seed 2323 (and at 9bdf74f): power_of_one_plus compared |log_sigmoid(0)| with 8 in
+        # SymPy, which cannot (TypeError); a constant exponent is compared by its value.
+        "(logaddexp(0, x))**log_sigmoid(0)",
+        # Seed 5656: SymPy's series of lgamma and digamma of a transcendental argument at 0
+        # ran for minutes; a series is tried only for a polynomial argument.
+        "lgamma(sigmoid(softplus(y)))",
+        "erf(digamma(erfc(x)))",
+        # Seed 6767 (and at 9bdf74f): the judge's float_constants evaluated atan(softplus(10))
+        # with SymPy, which knows no softplus (TypeError); the textbook form now.
+        "logaddexp(atan(softplus(10)), -sinh(x))",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):
