@@ -1206,14 +1206,19 @@ def _log_root(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((k * log1p(_shifted(u, -r) / near), sp.Abs(u - near) < near / 2), (node, True))
 
 
+def _size(c: sp.Expr) -> float:
+    """|c| for a constant, by its value: SymPy cannot compare |softplus(0)| with 8 (TypeError,
+    the fuzzer's logaddexp(0, x)**log_sigmoid(0) and x**softplus(3)*exp(-x))."""
+    return abs(complex(sp.N(naive(c), 20)))
+
+
 def _power_of_one_plus(node: sp.Expr) -> sp.Expr | None:
     """(1 + v)**k = exp(k*log1p(v)) where 1 + v > 0, for |k| >= 8: 1 + v rounds by up to half
     an ulp of 1, and the power multiplies that relative error by k ((1 + x/1000)**1000 near
     x = 1 loses 10 bits); log1p(v) keeps v's bits. Also for an exponent that is not a number:
     (1 + 1/x)**x at x = -1280 loses 7 bits, at -2e6 17. Elsewhere the power stays (it is real
     there for an integer k)."""
-    # A constant exponent by its value: SymPy cannot compare |softplus(0)| with 8 (TypeError).
-    if not isinstance(node, sp.Pow) or (node.exp.is_number and not abs(complex(sp.N(naive(node.exp), 20))) >= 8):
+    if not isinstance(node, sp.Pow) or (node.exp.is_number and not _size(node.exp) >= 8):
         return None
     base = node.base
     if not (isinstance(base, sp.Add) and 1 in base.args) or not base.free_symbols:
@@ -1280,7 +1285,7 @@ def _power_into_exp(node: sp.Expr) -> sp.Expr | None:
         if isinstance(f, sp.Pow)
         and f.base.free_symbols
         and not f.exp.is_Integer
-        and (not f.exp.is_number or abs(f.exp) > 1)
+        and (not f.exp.is_number or _size(f.exp) > 1)
     ]
     if not powers:
         return None
