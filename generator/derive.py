@@ -19,7 +19,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import exp_finite, naive
+from generator.primitives import exp_finite, naive, numeric
 from generator.stabilize import (
     RULES,
     factor_powers,
@@ -241,7 +241,7 @@ def _fold_constant_sums(form: sp.Expr) -> sp.Expr:
         constants = [a for a in add.args if a.is_number]
         if len(constants) < 2:
             return add
-        total = sp.N(naive(sp.Add(*constants)), 30)  # as printer.number_literal evaluates one
+        total = numeric(sp.Add(*constants), 30)  # as printer.number_literal evaluates one
         if not (total.is_Float and total.is_finite):
             return add
         return sp.Add(*(a for a in add.args if not a.is_number), sp.Float(total, 17))

@@ -112,7 +112,7 @@ def _lgamma_point(x: float) -> float:
 
 
 _lgamma = np.frompyfunc(_lgamma_point, 1, 1)
-_polygamma_exact = np.frompyfunc(lambda n, x: float(polygamma_value(n, mpmath.mpf(x))), 2, 1)
+_polygamma_exact = np.frompyfunc(lambda n, x: float(prim.polygamma_value(n, mpmath.mpf(x))), 2, 1)
 
 
 def _cot_pi(x: np.ndarray) -> np.ndarray:
@@ -436,44 +436,9 @@ _MP_FUNCTIONS = {
     # The angle of a point with a complex coordinate is not defined (mpmath raises).
     "atan2": lambda a, b: mpmath.atan2(a, b) if isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf) else mpmath.nan,
     "variable_power": lambda a, b: _variable_power(a, b),
-    "lgamma": lambda u: lgamma_value(u),
-    "polygamma": lambda n, u: polygamma_value(n, u),
+    "lgamma": prim.lgamma_value,
+    "polygamma": prim.polygamma_value,
 }
-
-
-def lgamma_value(u: object) -> object:
-    """log|gamma(u)| as TF's lgamma: +inf at a pole (0, -1, ...), where mpmath raises and the
-    limit from both sides would be taken; nan for a complex u."""
-    if not isinstance(u, mpmath.mpf):
-        return mpmath.nan
-    if u <= 0 and u == mpmath.floor(u):
-        return mpmath.inf
-    if u > _MP_LARGE:  # Stirling, to 1/(12u): mpmath's own took minutes at u = 30**30 and beyond
-        return (u - 0.5) * mpmath.log(u) - u + mpmath.log(2 * mpmath.pi) / 2
-    return mpmath.re(mpmath.loggamma(u))
-
-
-def polygamma_value(n: object, u: object) -> object:
-    """mpmath's polygamma(n, u) for a real u; nan for a complex u. At a pole (0, -1, ...) +inf
-    (for even n, -inf on one side): an infinity, and not a nan, whose limit from both sides
-    `_mp_value_at` would take where a large finite term swamps the pole (x + digamma(y) at
-    x = 1e36, y = -2).
-    For n >= 1 mpmath steps from u < 0 up to positive arguments one at a time (minutes at
-    u = -1e38, seconds at -2e6): far below 0, the reflection
-    polygamma(n, u) = (-1)**n*polygamma(n, 1 - u) - pi*d**n/du**n cot(pi*u)."""
-    n = int(n)
-    if not isinstance(u, mpmath.mpf):
-        return mpmath.nan
-    if u <= 0 and u == mpmath.floor(u):
-        return mpmath.inf
-    if u > _MP_LARGE:  # the asymptotic series' first two terms, as lgamma_value
-        if n == 0:
-            return mpmath.log(u) - 1 / (2 * u)
-        return (-1) ** (n + 1) * mpmath.factorial(n - 1) / u**n * (1 + n / (2 * u))
-    if n == 0 or u > -100:
-        return mpmath.psi(n, u)
-    slope = mpmath.diff(lambda t: mpmath.cot(mpmath.pi * t), u, n)
-    return (-1) ** n * mpmath.psi(n, 1 - u) - mpmath.pi * slope
 
 
 class variable_power(sp.Function):  # noqa: N801 - SymPy names functions in lower case
@@ -880,8 +845,7 @@ def float_constants(expr: sp.Expr) -> sp.Expr:
     docs/performance.md, session 7."""
     return expr.replace(
         lambda e: e.is_number and not e.is_Rational and not e.is_Float and not e.is_Atom,
-        # naive: SymPy cannot evaluate our primitives (atan(softplus(10)): TypeError).
-        lambda e: sp.Float(sp.N(prim.naive(e), 20), 20) if e.is_real else e,
+        lambda e: sp.Float(prim.numeric(e), 20) if e.is_real else e,
     )
 
 

@@ -216,9 +216,9 @@ def _result(argument: tuple[mpmath.mpf, mpmath.mpf], lo: mpmath.mpf, hi: mpmath.
     return _widened(lo, hi)
 
 
-def _point(fn: Callable[[mpmath.mpf], mpmath.mpf], x: mpmath.mpf) -> mpmath.mpf:
-    """fn(x) by plain mpmath with 20 guard bits; _Complex where it is not real."""
-    with mpmath.workprec(iv.prec + 20):
+def _point(fn: Callable[[mpmath.mpf], mpmath.mpf], x: mpmath.mpf, guard: int = 20) -> mpmath.mpf:
+    """fn(x) by plain mpmath with `guard` bits; _Complex where it is not real."""
+    with mpmath.workprec(iv.prec + guard):
         y = fn(x)
     if isinstance(y, mpmath.mpc):
         if y.imag != 0:
@@ -370,10 +370,8 @@ def _atan2(a: object, b: object) -> object:
 _LGAMMA_MIN_AT = mpmath.mpf("1.46163214496836234126265954232572132846819620400644635129598840859878644")
 
 
-def _gamma_point(fn: Callable[[mpmath.mpf], mpmath.mpf], x: mpmath.mpf) -> mpmath.mpf:
-    # mpmath's psi cancels near its root at the working precision (8 bits at 53): 80 guard bits.
-    with mpmath.workprec(iv.prec + 80):
-        return +fn(x)
+# mpmath's psi cancels near its root at the working precision (8 bits at 53): more guard bits.
+_GAMMA_GUARD = 80
 
 
 def _lgamma(v: object) -> object:
@@ -382,8 +380,8 @@ def _lgamma(v: object) -> object:
     lo, hi = _ends(v)
     if lo <= 0:
         raise _Unsure
-    ends = [_gamma_point(mpmath.loggamma, lo), _gamma_point(mpmath.loggamma, hi)]
-    low = _gamma_point(mpmath.loggamma, _LGAMMA_MIN_AT) if lo < _LGAMMA_MIN_AT < hi else min(ends)
+    ends = [_point(mpmath.loggamma, end, _GAMMA_GUARD) for end in (lo, hi)]
+    low = _point(mpmath.loggamma, _LGAMMA_MIN_AT, _GAMMA_GUARD) if lo < _LGAMMA_MIN_AT < hi else min(ends)
     return _result((lo, hi), low, max(ends))
 
 
@@ -393,7 +391,7 @@ def _polygamma(n: object, v: object) -> object:
     order, (lo, hi) = int(_ends(n)[0]), _ends(v)
     if lo <= 0:
         raise _Unsure
-    ends = [_gamma_point(lambda t: mpmath.psi(order, t), end) for end in (lo, hi)]
+    ends = [_point(lambda t: mpmath.psi(order, t), end, _GAMMA_GUARD) for end in (lo, hi)]
     return _result((lo, hi), min(ends), max(ends))
 
 
@@ -870,7 +868,7 @@ def naive_function(
     namespace: dict[str, object] = {name: op(getattr(tf.math, name)) for name in names}
     namespace.update(Abs=op(tf.math.abs), pi=math.pi, E=math.e, Piecewise=piecewise)
     namespace.update(Eq=op(tf.math.equal), Ne=op(tf.math.not_equal), ITE=tf.where)
-    namespace.update(lgamma=op(tf.math.lgamma), polygamma=op(tf.math.polygamma), EulerGamma=0.5772156649015329)
+    namespace.update(lgamma=op(tf.math.lgamma), polygamma=op(tf.math.polygamma), EulerGamma=float(sp.EulerGamma))
     math_expr = naive(parse(expression)).xreplace(parameter_values(params))
     symbols = resolve_variables(math_expr, list(variables))
     return sp.lambdify(symbols, math_expr, modules=[namespace], printer=NaivePrinter())

@@ -94,7 +94,7 @@ def number_literal(value: sp.Expr) -> str:
     if value.is_Integer:
         return f"{int(value)}.0" if abs(int(value)) < 10**15 else repr(float(value))
     try:
-        number = complex(sp.N(prim.naive(value), 30))
+        number = complex(prim.numeric(value, 30))
     except TypeError:
         raise GeneratorError(f"the constant {value} has no numeric value") from None
     if number.imag != 0:

@@ -35,6 +35,7 @@ from generator.primitives import (
     mul_exp,
     mul_no_nan,
     naive,
+    numeric,
     sigmoid,
     sigmoid_slope,
     softplus,
@@ -1209,7 +1210,7 @@ def _log_root(node: sp.Expr) -> sp.Expr | None:
 def _size(c: sp.Expr) -> float:
     """|c| for a constant, by its value: SymPy cannot compare |softplus(0)| with 8 (TypeError,
     the fuzzer's logaddexp(0, x)**log_sigmoid(0) and x**softplus(3)*exp(-x))."""
-    return abs(complex(sp.N(naive(c), 20)))
+    return abs(complex(numeric(c)))
 
 
 def _power_of_one_plus(node: sp.Expr) -> sp.Expr | None:
@@ -1467,7 +1468,7 @@ def _as_number(c: sp.Expr) -> sp.Expr:
     """A constant as the printer writes it: rationals stay, sqrt(3) becomes 1.7320508...
     The judge would evaluate sqrt(3) in float64, and NumPy then the whole form, where TF's
     float32 overflows (judge.float_constants)."""
-    return c if c.is_Rational else sp.Float(sp.N(c, 20), 17)
+    return c if c.is_Rational else sp.Float(numeric(c), 17)
 
 
 def _shifted(a: sp.Expr, c: sp.Expr) -> sp.Expr:
