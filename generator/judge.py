@@ -149,6 +149,103 @@ def _polygamma(n: object, x: np.ndarray) -> np.ndarray:
         return np.where(negative, reflected, value).astype(x.dtype)
 
 
+# B_2k, k = 1, ..., 10, as the printed helper _bernoulli; and how many of Stirling's terms
+# the helpers _lbeta and _polygamma_diff take, by dtype.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330)
+
+
+def _stirling_terms(x: np.ndarray) -> int:
+    return 9 if x.dtype == np.float64 else 4
+
+
+def _power_sums(u: np.ndarray, v: np.ndarray, d: int) -> list[np.ndarray]:
+    # As the printed helper: h_k = u**k + u**(k - 1)*v + ... + v**k, k = 0..d.
+    sums, power = [np.ones_like(u)], np.ones_like(u)
+    for _ in range(d):
+        power = power * u
+        sums.append(v * sums[-1] + power)
+    return sums
+
+
+def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """As the printed helper _lbeta: Stirling's series where the larger argument is >= 10
+    and the smaller > 0, the three lgamma elsewhere; in the dtype."""
+    a, b = np.broadcast_arrays(np.asanyarray(a), np.asanyarray(b))
+    t, terms = a.dtype.type, _stirling_terms(a)
+    coeffs = [t(_BERNOULLI[k - 1] / (2 * k * (2 * k - 1))) for k in range(1, terms + 1)]
+
+    def correction(z: np.ndarray) -> np.ndarray:
+        r = t(1) / z
+        total = np.zeros_like(z)
+        for coeff in reversed(coeffs):
+            total = total * np.square(r) + coeff
+        return total * r
+
+    def correction_gap(y: np.ndarray, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+        u, v = t(1) / y, t(1) / z
+        sums = _power_sums(u, v, 2 * terms - 2)
+        total = np.zeros_like(y)
+        for k in reversed(range(1, terms + 1)):
+            total = total + coeffs[k - 1] * sums[2 * k - 2]
+        return (x * v) * u * total
+
+    with np.errstate(all="ignore"):
+        # The larger held at the dtype's largest: lbeta(inf, s) is -inf, where l*log1p(s/l) is inf*0.
+        small, large = np.minimum(a, b), np.minimum(np.maximum(a, b), np.finfo(a.dtype).max)
+        both = small >= 10
+        one = (small > 0) & (large >= 10) & ~both
+        s, l = np.where(both, small, t(10)), np.where(both, large, t(10))
+        value_both = (
+            t(-0.5) * _np.log(l) + t(0.9189385332046728) + correction(s) + correction_gap(l, s, l + s)
+            - (s - t(0.5)) * _np.log1p(l / s) - l * _np.log1p(s / l)
+        )  # fmt: skip
+        s, l = np.where(one, small, t(1)), np.where(one, large, t(10))
+        lg = _like(_lgamma)
+        value_one = lg(s) + (s - (l - t(0.5)) * _np.log1p(s / l) - s * _np.log(l + s) + correction_gap(l, s, l + s))
+        value = lg(a) + lg(b) - lg(a + b)
+        return np.where(both, value_both, np.where(one, value_one, value)).astype(a.dtype)
+
+
+def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """As the printed helper _polygamma_diff: where y > 0 and y + x > 0, ten steps of the
+    recurrence and the asymptotic series, every term a difference of powers; elsewhere the
+    difference of _polygamma's values; in the dtype."""
+    n = int(n)
+    y, x = np.broadcast_arrays(np.asanyarray(y), np.asanyarray(x))
+    t, terms = y.dtype.type, _stirling_terms(y)
+    factorial = float(math.factorial(n))
+    if n == 0:
+        coeffs = {1: -0.5, **{2 * k: -_BERNOULLI[k - 1] / (2 * k) for k in range(1, terms + 1)}}
+    else:
+        sign = -1.0 if n % 2 == 0 else 1.0
+        coeffs = {n: sign * factorial / n, n + 1: sign * factorial / 2}
+        rising = factorial / n
+        for k in range(1, terms + 1):
+            rising *= (2 * k + n - 2) * (2 * k + n - 1) / ((2 * k - 1) * (2 * k))
+            coeffs[2 * k + n] = sign * _BERNOULLI[k - 1] * rising
+    with np.errstate(all="ignore"):
+        z = y + x
+        right = (y > 0) & (z > 0)
+        ys, xs, zs = np.where(right, y, t(1)), np.where(right, x, t(0)), np.where(right, z, t(1))
+        u, v = t(1) / (ys + t(10)), t(1) / (zs + t(10))
+        sums = _power_sums(u, v, max(coeffs) - 1)
+        series = np.zeros_like(y)
+        for m in sorted(coeffs, reverse=True):
+            series = series + t(coeffs[m]) * sums[m - 1]
+        value = (xs * v) * u * series
+        if n == 0:
+            value = value - _np.log1p(xs / (ys + t(10)))
+        steps = np.zeros_like(y)
+        for j in range(10):
+            u, v = t(1) / (ys + t(j)), t(1) / (zs + t(j))
+            steps = steps + (xs * v) * u * _power_sums(u, v, n)[n]
+        value = value - t(factorial if n % 2 == 0 else -factorial) * steps
+        # The difference of _polygamma's values (mpmath's, point by point) where it is taken only.
+        value, left = np.array(value, dtype=y.dtype), ~right
+        value[left] = _polygamma(n, y[left]) - _polygamma(n, z[left])
+        return value
+
+
 def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # As the printed helper: both scaled by the larger magnitude; 0 at a = b = 0.
     a, b = np.broadcast_arrays(np.asanyarray(a), np.asanyarray(b))
@@ -274,6 +371,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "erfc": _flushed(_like(_erfc)),
     "lgamma": _like(_lgamma),
     "polygamma": _flushed(_polygamma),
+    "lbeta": _flushed(_lbeta),
+    "polygamma_diff": _flushed(_polygamma_diff),
     "ipow": _power,
     "flushed_power": _flushed(_power),
     "clip": _clip,
@@ -438,6 +537,8 @@ _MP_FUNCTIONS = {
     "variable_power": lambda a, b: _variable_power(a, b),
     "lgamma": prim.lgamma_value,
     "polygamma": prim.polygamma_value,
+    "lbeta": lambda a, b: prim.lgamma_value(a) + prim.lgamma_value(b) - prim.lgamma_value(a + b),
+    "polygamma_diff": lambda n, y, x: prim.polygamma_value(n, y) - prim.polygamma_value(n, y + x),
 }
 
 

@@ -149,6 +149,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "erf": FunctionSpec(1, sp.erf, "error function"),
     "lgamma": FunctionSpec(1, prim.lgamma, "log|gamma(x)|, the log of the gamma function's magnitude"),
     "digamma": FunctionSpec(1, lambda x: sp.polygamma(0, x), "d/dx lgamma(x)"),
+    "lbeta": FunctionSpec(2, prim.lbeta, "log|beta(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b)"),
     # Ours keeps erfc(-u) as written; SymPy's makes it 2 - erfc(u), which is 2 - 2 for u << 0.
     "erfc": FunctionSpec(1, prim.erfc, "complementary error function"),
     "abs": FunctionSpec(1, sp.Abs, "absolute value"),
@@ -249,6 +250,7 @@ _MP_FUNCTIONS: dict[type, Callable[..., mpmath.mpf]] = {
     prim.log1mexp: lambda u: _MP.log(-_MP.expm1(-u)),
     prim.xlogy: _mp_xlogy,
     prim.lgamma: lambda u: prim.lgamma_value(u, _MP),
+    prim.lbeta: lambda a, b: prim.lgamma_value(a, _MP) + prim.lgamma_value(b, _MP) - prim.lgamma_value(a + b, _MP),
     sp.polygamma: lambda n, u: prim.polygamma_value(n, u, _MP),
     sp.zeta: _MP.zeta,
     prim.hypot: _MP.hypot,

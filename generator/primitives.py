@@ -40,6 +40,8 @@ __all__ = [
     "mul_no_nan",
     "exp_finite",
     "lgamma",
+    "lbeta",
+    "polygamma_diff",
     "lgamma_value",
     "polygamma_value",
     "naive",
@@ -288,7 +290,60 @@ class lgamma(sp.Function):  # noqa: N801
         return sp.polygamma(0, self.args[0])
 
     def _eval_evalf(self, prec: int) -> sp.Expr | None:
-        return sp.re(sp.loggamma(self.args[0]))._eval_evalf(prec)
+        u = self.args[0]
+        if u.is_number and u.is_extended_real and u <= 0 and (u - sp.floor(u)).is_zero:
+            return sp.oo  # a pole, as TF's lgamma (mpmath raises)
+        return sp.re(sp.loggamma(u))._eval_evalf(prec)
+
+
+class lbeta(sp.Function):  # noqa: N801
+    """log|beta(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b), as one function: the three
+    terms cancel where an argument is large (lbeta(3e9, 0.75) is -16.2; the sum as written
+    gives 0.2 in float32, and NaN, inf - inf, from a = 1e38). The printer's helper `_lbeta`
+    computes the difference of the large ones from Stirling's series (TFP's lbeta does the
+    same). Its partials are differences of digamma, polygamma_diff, which cancel alike.
+    """
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        a, b = self.args
+        return polygamma_diff(0, a, b) if argindex == 1 else polygamma_diff(0, b, a)
+
+    def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
+        return lgamma(a) + lgamma(b) - lgamma(a + b)
+
+    def _eval_evalf(self, prec: int) -> sp.Expr | None:
+        return self.rewrite(sp.exp)._eval_evalf(prec)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return True if all(a.is_extended_real for a in self.args) else None
+
+
+class polygamma_diff(sp.Function):  # noqa: N801
+    """polygamma(n, y) - polygamma(n, y + x) for an integer n >= 0, as one function: the
+    difference cancels where x is small beside y (digamma(3e9) - digamma(3e9 + 0.75) is
+    -2.5e-10; the difference as written is 0 in float32). The printer's helper computes it
+    from differences of powers that do not cancel (`_polygamma_diff`)."""
+
+    nargs = 3
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        n, y, x = self.args
+        if argindex == 2:
+            return polygamma_diff(n + 1, y, x)
+        if argindex == 3:
+            return -sp.polygamma(n + 1, y + x)
+        raise sp.ArgumentIndexError(self, argindex)
+
+    def _eval_rewrite_as_exp(self, n: sp.Expr, y: sp.Expr, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.polygamma(n, y) - sp.polygamma(n, y + x)
+
+    def _eval_evalf(self, prec: int) -> sp.Expr | None:
+        return self.rewrite(sp.exp)._eval_evalf(prec)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return True if all(a.is_extended_real for a in self.args[1:]) else None
 
 
 def lgamma_value(u: object, ctx: mpmath.ctx_mp.MPContext = mpmath.mp) -> object:
@@ -565,6 +620,8 @@ def naive(expr: sp.Expr) -> sp.Expr:
         mul_exp: lambda c, u: c * sp.exp(u),
         mul_no_nan: lambda a, b: a * b,
         exp_finite: sp.exp,
+        lbeta: lambda a, b: lgamma(a) + lgamma(b) - lgamma(a + b),
+        polygamma_diff: lambda n, y, x: sp.polygamma(n, y) - sp.polygamma(n, y + x),
     }
     for func, definition in replacements.items():
         expr = expr.replace(func, definition)

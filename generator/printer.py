@@ -72,6 +72,7 @@ HELPERS: dict[type, str] = {
     prim.tanh_softplus_slope: "_tanh_softplus_slope",
     prim.mills: "_mills",
     prim.mills_gap: "_mills_gap",
+    prim.lbeta: "_lbeta",
 }
 
 # Helpers whose custom gradients call other helpers: emitted together.
@@ -82,6 +83,7 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_mills_gap": ("_mills", "_mills_parts"),
     "_digamma": ("_cot_pi",),
     "_polygamma": ("_cot_pi",),
+    "_lbeta": ("_power_sums", "_bernoulli"),
 }
 
 
@@ -278,6 +280,11 @@ class TFPrinter(ProductOrder, StrPrinter):
             name = "_digamma" if n == 0 else "_polygamma"
             self.helpers.update((name, *HELPER_PARTNERS[name]))
             return f"{name}({self._print(u)})" if n == 0 else f"{name}({int(n)}, {self._print(u)})"
+        if func is prim.polygamma_diff:
+            n, y, x = expr.args
+            naive_helper = "_digamma" if n == 0 else "_polygamma"
+            self.helpers.update(("_polygamma_diff", "_power_sums", "_bernoulli", naive_helper, *HELPER_PARTNERS[naive_helper]))
+            return f"_polygamma_diff({int(n)}, {self._print(y)}, {self._print(x)})"
         if func is prim.polyval:
             coeffs, x = expr.args
             listed = ", ".join(self._print_number(c) for c in coeffs)

@@ -136,6 +136,12 @@ BINARY_REFERENCES = {
     "hypot": (0.7, -1.3, lambda a, b: mpmath.sqrt(a**2 + b**2)),
     # The angle of the point (b, a), as the argument of the complex number b + ia.
     "atan2": (0.7, -1.3, lambda a, b: mpmath.arg(mpmath.mpc(b, a))),
+    # log|beta(a, b)|, an argument below 0 too (beta(0.7, -1.3) = 4.03).
+    "lbeta": (
+        0.7,
+        -1.3,
+        lambda a, b: mpmath.log(abs(mpmath.gamma(a) * mpmath.gamma(b) / mpmath.gamma(a + b))),
+    ),
     "max": (0.7, -1.3, max),
     "min": (0.7, -1.3, min),
 }

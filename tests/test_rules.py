@@ -35,6 +35,8 @@ from generator.primitives import (
     hypot,
     hypot_ratio,
     ipow,
+    lbeta,
+    lgamma,
     log1mexp,
     log1p,
     logaddexp,
@@ -43,6 +45,7 @@ from generator.primitives import (
     mul_exp,
     mul_no_nan,
     naive,
+    polygamma_diff,
     sigmoid,
     softplus,
     xlogy,
@@ -1077,6 +1080,56 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1.7e6, 3.3e6)},
     ),
+    # A log beta function: at x = 3e9, y = 0.75 the three lgamma are 6.3e10 and cancel to
+    # -16.2 (0.2 in float32); at 1e20 the sum is inf - inf.
+    Case(
+        "lbeta",
+        lgamma(x) + lgamma(y) - lgamma(x + y),
+        lbeta(x, y),
+        {x: (3e9, 1e20, 0.75), y: (0.75, 3.0, 3e9)},
+    ),
+    # The negative binomial's lgamma(x + y) - lgamma(y) - lgamma(x + 1): one off a beta
+    # function, the offset a log (gamma(u + 1) = u*gamma(u)). At x = 1e6 the terms are 1.3e7
+    # and cancel to 20.4.
+    Case(
+        "lbeta",
+        lgamma(x + y) - lgamma(y) - lgamma(x + 1),
+        -sp.log(sp.Abs(x + y)) - lbeta(y, x + 1),
+        {x: (1e6, 3e9), y: (2.5, 0.5)},
+        label="offset",
+    ),
+    # Student's t normaliser: lgamma(x/2 + 1/2) - lgamma(x/2) is 11.1 at x = 1e10, where
+    # the two lgamma are 1.1e11.
+    Case(
+        "lbeta",
+        lgamma(x / 2 + sp.Rational(1, 2)) - lgamma(x / 2),
+        lgamma(sp.Rational(1, 2)) - lbeta(x / 2, sp.Rational(1, 2)),
+        {x: (1e10, 3e7)},
+        label="constant-shift",
+    ),
+    # An integer shift is its logs: x + 3 rounds to x at 1e20, and lgamma(x + 3) - lgamma(x)
+    # is 0 where the truth is 138.
+    Case(
+        "lbeta",
+        lgamma(x + 3) - lgamma(x),
+        sp.log(sp.Abs(x)) + sp.log(sp.Abs(x + 1)) + sp.log(sp.Abs(x + 2)),
+        {x: (1e20, 3e9)},
+        label="integer-shift",
+    ),
+    # lbeta's partials: digamma(3e9) - digamma(3e9 + 0.75) is -2.5e-10, and 0 in float32.
+    Case(
+        "polygamma_diff",
+        sp.polygamma(0, x) - sp.polygamma(0, x + y),
+        polygamma_diff(0, x, y),
+        {x: (3e9, 1e6, 2.5), y: (0.75, 1e-3, 1e-9)},
+    ),
+    Case(
+        "polygamma_diff",
+        sp.polygamma(1, x + y) - sp.polygamma(1, y),
+        -polygamma_diff(1, y, x),
+        {x: (0.75, 1e-3), y: (3e9, 1e6)},
+        label="trigamma",
+    ),
 )
 
 
@@ -1231,6 +1284,13 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("difference_of_squares", x**2 - y**2 + 1),
     ("difference_of_squares", sp.Integer(4) - 9),
     ("difference_of_squares", x**2 - 2 * x * y),
+    # No argument the sum of others plus an integer; a shift that is not a number.
+    ("lbeta", lgamma(x) + lgamma(y) - lgamma(x + 2 * y)),
+    ("lbeta", lgamma(x) - lgamma(2 * x)),
+    ("lbeta", lgamma(x) + lgamma(y)),
+    # Two unrelated arguments; two orders.
+    ("polygamma_diff", sp.polygamma(0, x) - sp.polygamma(0, y)),
+    ("polygamma_diff", sp.polygamma(0, x) - sp.polygamma(1, x + y)),
 )
 
 

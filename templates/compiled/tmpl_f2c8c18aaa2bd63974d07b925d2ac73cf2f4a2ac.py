@@ -1,0 +1,14 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'helpers/_polygamma_diff.py.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    pass
+    yield 'def _polygamma_diff(n, y, x):\n    """polygamma(n, y) - polygamma(n, y + x), which cancels where x is small beside y (digamma(3e9) - digamma(3e9 + 0.75) is -2.5e-10; the difference is 0 in float32). Where y > 0 and z = y + x > 0: polygamma(n, w) = polygamma(n, w + 10) - (-1)**n*n!*(1/w**(n + 1) + ... + 1/(w + 9)**(n + 1)), and at w + 10 the asymptotic series; every term a difference of powers u**m - v**m = x*u*v*h (_power_sums), all of one sign: nothing cancels (within 3 bits of mpmath). Elsewhere the difference of _digamma or _polygamma."""\n    terms = 9 if y.dtype == tf.float64 else 4\n    z = y + x\n    right = (y > 0.0) & (z > 0.0)\n    ys = tf.where(right, y, tf.ones_like(y))\n    xs = tf.where(right, x, tf.zeros_like(x))\n    zs = tf.where(right, z, tf.ones_like(z))\n    factorial = 1.0\n    for k in range(2, n + 1):\n        factorial *= k\n    # polygamma(n, w) ~ sum_m coeffs[m]/w**m (and log(w) for n = 0) as w -> inf\n    if n == 0:\n        coeffs = {1: -0.5, **{2 * k: -_bernoulli(k) / (2 * k) for k in range(1, terms + 1)}}\n    else:\n        sign = -1.0 if n % 2 == 0 else 1.0\n        coeffs = {n: sign * factorial / n, n + 1: sign * factorial / 2}\n        rising = factorial / n  # (2k + n - 1)!/(2k)!, from (n - 1)!\n        for k in range(1, terms + 1):\n            rising *= (2 * k + n - 2) * (2 * k + n - 1) / ((2 * k - 1) * (2 * k))\n            coeffs[2 * k + n] = sign * _bernoulli(k) * rising\n    u = 1.0 / (ys + 10.0)\n    v = 1.0 / (zs + 10.0)\n    sums = _power_sums(u, v, max(coeffs) - 1)\n    series = tf.zeros_like(y)\n    for m in sorted(coeffs, reverse=True):\n        series = series + coeffs[m] * sums[m - 1]\n    value = (xs * v) * u * series\n    if n == 0:\n        value = value - tf.math.log1p(xs / (ys + 10.0))\n    steps = tf.zeros_like(y)\n    for j in range(10):\n        u = 1.0 / (ys + j)\n        v = 1.0 / (zs + j)\n        steps = steps + (xs * v) * u * _power_sums(u, v, n)[n]\n    value = value - (factorial if n % 2 == 0 else -factorial) * steps\n    y = tf.where(right, tf.ones_like(y), y)\n    z = tf.where(right, tf.ones_like(z), z)\n    if n == 0:\n        return tf.where(right, value, _digamma(y) - _digamma(z))\n    return tf.where(right, value, _polygamma(n, y) - _polygamma(n, z))\n'
+
+blocks = {}
+debug_info = ''
