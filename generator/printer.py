@@ -250,10 +250,15 @@ class TFPrinter(ProductOrder, StrPrinter):
 
     # functions ------------------------------------------------------------
     def _print_args(self, expr: sp.Function) -> str:
-        if len(expr.args) == 1:
-            return self._print(expr.args[0])
+        return self._print_arguments(expr.args)
+
+    def _print_arguments(self, args: tuple[sp.Expr, ...]) -> str:
+        # A number beside tensors as a tensor of their dtype: a helper's tf.where and
+        # tf.zeros_like of a Python float are float32 (lbeta(1, sqrt(-y)) in float64).
+        if len(args) == 1:
+            return self._print(args[0])
         parts = []
-        for arg in expr.args:
+        for arg in args:
             if arg.is_number:
                 parts.append(f"tf.constant({self._print_number(arg)}, {self.dtype_of}.dtype)")
             else:
@@ -284,7 +289,7 @@ class TFPrinter(ProductOrder, StrPrinter):
             n, y, x = expr.args
             naive_helper = "_digamma" if n == 0 else "_polygamma"
             self.helpers.update(("_polygamma_diff", "_power_sums", "_bernoulli", naive_helper, *HELPER_PARTNERS[naive_helper]))
-            return f"_polygamma_diff({int(n)}, {self._print(y)}, {self._print(x)})"
+            return f"_polygamma_diff({int(n)}, {self._print_arguments((y, x))})"
         if func is prim.polyval:
             coeffs, x = expr.args
             listed = ", ".join(self._print_number(c) for c in coeffs)

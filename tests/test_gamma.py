@@ -246,3 +246,22 @@ def test_the_judges_stand_ins_compute_what_the_helpers_do(load_module, tf) -> No
         got = partials[index].numpy()
         ulps = judge.bits_of_error(got, stand_in.astype(np.float64))
         assert (ulps <= 2).all(), (index, got, stand_in)
+
+
+def test_a_number_argument_takes_the_dtype_of_the_tensors(load_module, tf) -> None:
+    # The fuzzer's lbeta(1, sqrt(-y)): polygamma_diff's number argument was printed as the
+    # Python float 1.0, whose tf.zeros_like in the helper is float32: an InvalidArgumentError
+    # in float64. It is a tensor of the inputs' dtype now.
+    fn = load_module("lbeta(1, sqrt(-y))", "lbeta_of_root").lbeta_of_root
+    ys = [-0.8, -4.0]
+    got = tf_partials(tf, fn, [tf.constant(ys, tf.float64)], 2)
+
+    def f(y):
+        u = mpmath.sqrt(-y)
+        return mpmath.loggamma(u) - mpmath.loggamma(1 + u)
+
+    with mpmath.workdps(DPS):
+        for n, index in enumerate(((), (0,), (0, 0))):
+            truth = np.array([float(mpmath.diff(f, mpmath.mpf(y), n)) for y in ys])
+            bits = _bits(got[index].numpy(), truth, np.float64)
+            assert (bits <= 3).all(), (index, got[index].numpy(), truth)
