@@ -306,6 +306,13 @@ class lbeta(sp.Function):  # noqa: N801
 
     nargs = 2
 
+    @classmethod
+    def eval(cls, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
+        # Symmetric: one order of the arguments, so that lbeta(x, y) - lbeta(y, x) is 0.
+        if sp.default_sort_key(b) < sp.default_sort_key(a):
+            return cls(b, a)
+        return None
+
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         a, b = self.args
         return polygamma_diff(0, a, b) if argindex == 1 else polygamma_diff(0, b, a)

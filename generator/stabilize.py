@@ -940,8 +940,11 @@ def _polygamma_difference(node: sp.Expr) -> sp.Expr | None:
     (n, p), (m, q) = plus.args, minus.args
     if n != m:
         return None
-    for sign, base, x in ((c, p, q - p), (-c, q, p - q)):
-        if sp.count_ops(x) <= min(sp.count_ops(p), sp.count_ops(q)):
+    # From the simpler argument: z = y + x then rounds as the argument written does
+    # (digamma(x) - digamma(x + 1/1000) from x + 1/1000, less 1/1000, is wrong near 0).
+    orientations = sorted(((c, p, q - p), (-c, q, p - q)), key=lambda o: sp.count_ops(o[1]))
+    for sign, base, x in orientations:
+        if x.is_number or sp.count_ops(x) <= min(sp.count_ops(p), sp.count_ops(q)):
             return rest + sign * polygamma_diff(n, base, x)
     return None
 

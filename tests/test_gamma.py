@@ -17,6 +17,7 @@ import sympy as sp
 
 from generator import judge, measure
 from generator.parse import parse
+from generator import primitives as prim
 from generator.primitives import lgamma
 from tests.partials import tf_partials
 
@@ -188,7 +189,11 @@ def _beta_truth(index: tuple[int, ...], a: float, b: float) -> float:
         else:
             w = u if index[0] == 0 else v
             value = mpmath.psi(len(index) - 1, w) - mpmath.psi(len(index) - 1, u + v)
-        return float(value) if abs(value) < 1e308 else float(mpmath.sign(value) * mpmath.inf)
+        return (
+            float(value)
+            if abs(value) < 1e308
+            else float(mpmath.sign(value) * mpmath.inf)
+        )
 
 
 @pytest.mark.parametrize("dtype_name", ["float32", "float64"])
@@ -212,13 +217,17 @@ def test_log_beta_and_its_partials_match_mpmath(load_module, tf, dtype_name) -> 
 def test_negative_binomial_coefficient_matches_mpmath(load_module, tf) -> None:
     # lgamma(x + r) - lgamma(r) - lgamma(x + 1) is -log|x + r| - lbeta(r, x + 1): at a count
     # of 1e6 the three lgamma are 1.3e7 and cancel to 20.4.
-    fn = load_module("lgamma(x + r) - lgamma(r) - lgamma(x + 1)", "neg_binomial").neg_binomial
+    fn = load_module(
+        "lgamma(x + r) - lgamma(r) - lgamma(x + 1)", "neg_binomial"
+    ).neg_binomial
     rs, xs = [2.5, 0.5, 30.0, 1e4], [1e6, 3e9, 5.0, 1e4]
     got = fn(tf.constant(rs), tf.constant(xs)).numpy().astype(np.float64)
     with mpmath.workdps(DPS + 40):
         truth = np.array(
             [
-                float(mpmath.loggamma(x + r) - mpmath.loggamma(r) - mpmath.loggamma(x + 1))
+                float(
+                    mpmath.loggamma(x + r) - mpmath.loggamma(r) - mpmath.loggamma(x + 1)
+                )
                 for r, x in zip(rs, xs)
             ]
         )
@@ -265,3 +274,10 @@ def test_a_number_argument_takes_the_dtype_of_the_tensors(load_module, tf) -> No
             truth = np.array([float(mpmath.diff(f, mpmath.mpf(y), n)) for y in ys])
             bits = _bits(got[index].numpy(), truth, np.float64)
             assert (bits <= 3).all(), (index, got[index].numpy(), truth)
+
+
+def test_lbeta_is_symmetric() -> None:
+    # One order of the arguments: lbeta(a, b) - lbeta(b, a) is 0.
+    a, b = sp.symbols("a b", real=True)
+    assert prim.lbeta(a, b) - prim.lbeta(b, a) == 0
+    assert parse("lbeta(b, a)") == parse("lbeta(a, b)")

@@ -1123,6 +1123,15 @@ CASES: tuple[Case, ...] = (
         polygamma_diff(0, x, y),
         {x: (3e9, 1e6, 2.5), y: (0.75, 1e-3, 1e-9)},
     ),
+    # A number apart, from the simpler argument: from x + 1/1000 less 1/1000, y + x would
+    # round near x = 0.
+    Case(
+        "polygamma_diff",
+        sp.polygamma(0, x) - sp.polygamma(0, x + sp.Rational(1, 1000)),
+        polygamma_diff(0, x, sp.Rational(1, 1000)),
+        {x: (3e9, 1e6)},
+        label="number-apart",
+    ),
     Case(
         "polygamma_diff",
         sp.polygamma(1, x + y) - sp.polygamma(1, y),
