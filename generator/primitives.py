@@ -204,21 +204,34 @@ class xlogy(sp.Function):  # noqa: N801
         return a * sp.log(b)
 
 
-class hypot(sp.Function):  # noqa: N801
-    """sqrt(a**2 + b**2) without overflow or underflow of the squares."""
+class _Symmetric(sp.Function):
+    """A function of two arguments, symmetric in them: its arguments in one order (hypot(x, y)
+    and hypot(y, x) are shared; lbeta(x, y) - lbeta(y, x) is 0), and its partial in b its
+    partial in a with the arguments swapped."""
 
     nargs = 2
 
     @classmethod
     def eval(cls, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
-        # Symmetric: one order of the arguments, so that hypot(x, y) and hypot(y, x) are shared.
         if sp.default_sort_key(b) < sp.default_sort_key(a):
             return cls(b, a)
         return None
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         a, b = self.args
-        return hypot_ratio(a, b) if argindex == 1 else hypot_ratio(b, a)
+        return self._partial(a, b) if argindex == 1 else self._partial(b, a)
+
+    @staticmethod
+    def _partial(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+        raise NotImplementedError
+
+
+class hypot(_Symmetric):  # noqa: N801
+    """sqrt(a**2 + b**2) without overflow or underflow of the squares."""
+
+    @staticmethod
+    def _partial(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+        return hypot_ratio(a, b)
 
     def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
         return sp.sqrt(a**2 + b**2)
@@ -296,7 +309,7 @@ class lgamma(sp.Function):  # noqa: N801
         return sp.re(sp.loggamma(u))._eval_evalf(prec)
 
 
-class lbeta(sp.Function):  # noqa: N801
+class lbeta(_Symmetric):  # noqa: N801
     """log|beta(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b), as one function: the three
     terms cancel where an argument is large (lbeta(3e9, 0.75) is -16.2; the sum as written
     gives 0.2 in float32, and NaN, inf - inf, from a = 1e38). The printer's helper `_lbeta`
@@ -304,18 +317,9 @@ class lbeta(sp.Function):  # noqa: N801
     same). Its partials are differences of digamma, polygamma_diff, which cancel alike.
     """
 
-    nargs = 2
-
-    @classmethod
-    def eval(cls, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
-        # Symmetric: one order of the arguments, so that lbeta(x, y) - lbeta(y, x) is 0.
-        if sp.default_sort_key(b) < sp.default_sort_key(a):
-            return cls(b, a)
-        return None
-
-    def fdiff(self, argindex: int = 1) -> sp.Expr:
-        a, b = self.args
-        return polygamma_diff(0, a, b) if argindex == 1 else polygamma_diff(0, b, a)
+    @staticmethod
+    def _partial(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+        return polygamma_diff(0, a, b)
 
     def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
         return lgamma(a) + lgamma(b) - lgamma(a + b)
