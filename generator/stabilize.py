@@ -855,6 +855,9 @@ def _balance_gaussian(node: sp.Expr) -> sp.Expr | None:
 # this size turned into logs.
 LBETA_MAX_TERMS = 4
 LGAMMA_MAX_SHIFT = 4
+# Sums are searched among this many lgamma terms of one coefficient at most (the subsets
+# grow as the fourth power).
+LBETA_MAX_PARTS = 12
 
 
 def _log_abs(u: sp.Expr) -> sp.Expr:
@@ -902,7 +905,7 @@ def _lgamma_sums(node: sp.Expr) -> sp.Expr | None:
     used: set[sp.Expr] = set()
     made = []
     for total_term, c, s in terms:
-        parts = [(t, u) for t, d, u in terms if d == -c and t not in used]
+        parts = [(t, u) for t, d, u in terms if d == -c and t not in used][:LBETA_MAX_PARTS]
         for size in range(min(len(parts), LBETA_MAX_TERMS), 1, -1):
             for subset in itertools.combinations(parts, size):
                 k = sp.Add(*(u for _, u in subset)) - s
@@ -915,11 +918,14 @@ def _lgamma_sums(node: sp.Expr) -> sp.Expr | None:
             if term in used or other in used or d != -c:
                 continue
             shift = q - p
-            if not shift.is_number or not shift.is_real or shift.is_zero:
+            if not shift.is_number or shift.is_zero:
+                continue
+            value = complex(numeric(shift))  # by value: SymPy cannot order softplus(3) and 0
+            if value.imag != 0 or value.real == 0:
                 continue
             if shift.is_Integer and abs(shift) <= LGAMMA_MAX_SHIFT:
                 made.append(-c * _lgamma_shift(q, int(shift)))
-            elif shift > 0:
+            elif value.real > 0:
                 made.append(c * (lbeta(p, shift) - lgamma(shift)))
             else:
                 made.append(-c * (lbeta(q, -shift) - lgamma(-shift)))
