@@ -168,8 +168,8 @@ def _power_sums(u: np.ndarray, v: np.ndarray, d: int) -> list[np.ndarray]:
 
 
 def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """As the printed helper _lbeta: Stirling's series where the larger argument is >= 10
-    and the smaller > 0, the three lgamma elsewhere; in the dtype."""
+    """As the printed helper _lbeta: Stirling's series where the larger argument and the sum
+    are >= 10, the three lgamma elsewhere; in the dtype."""
     a, b = np.broadcast_arrays(np.asanyarray(a), np.asanyarray(b))
     t, terms = a.dtype.type, _stirling_terms(a)
     coeffs = [t(_BERNOULLI[k - 1] / (2 * k * (2 * k - 1))) for k in range(1, terms + 1)]
@@ -192,8 +192,22 @@ def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         # The larger held at the dtype's largest: lbeta(inf, s) is -inf, where l*log1p(s/l) is inf*0.
         small, large = np.minimum(a, b), np.minimum(np.maximum(a, b), np.finfo(a.dtype).max)
+        # Beyond the poles, the reflection, as the helper's.
+        reflect = (large > 0) & (large + small <= 0)
+        mirrored = np.where(reflect, t(1) - (large + small), t(1))
+        r_small = small - np.round(small)
+        r_sum = large - np.round(large) + r_small
+        r_sum = r_sum - np.round(r_sum)
+        poles = reflect & (r_small == 0) & (r_sum == 0)
+        r_small, r_sum = (np.where(reflect & ~poles, r, t(0.5)) for r in (r_small, r_sum))
+        pi = t(math.pi)
+        sines = _np.log(np.abs(_np.sin(pi * r_sum))) - _np.log(np.abs(_np.sin(pi * r_small)))
+        small, large = (
+            np.where(reflect, np.minimum(large, mirrored), small),
+            np.where(reflect, np.maximum(large, mirrored), large),
+        )
         both = small >= 10
-        one = (small > 0) & (large >= 10) & ~both
+        one = (large >= 10) & (large + small >= 10) & ~both
         s, l = np.where(both, small, t(10)), np.where(both, large, t(10))
         value_both = (
             t(-0.5) * _np.log(l) + t(0.9189385332046728) + correction(s) + correction_gap(l, s, l + s)
@@ -202,8 +216,9 @@ def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         s, l = np.where(one, small, t(1)), np.where(one, large, t(10))
         lg = _like(_lgamma)
         value_one = lg(s) + (s - (l - t(0.5)) * _np.log1p(s / l) - s * _np.log(l + s) + correction_gap(l, s, l + s))
-        value = lg(a) + lg(b) - lg(a + b)
-        return np.where(both, value_both, np.where(one, value_one, value)).astype(a.dtype)
+        value = lg(small) + lg(large) - lg(small + large)
+        value = np.where(both, value_both, np.where(one, value_one, value))
+        return np.where(reflect, value + sines, value).astype(a.dtype)
 
 
 def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:

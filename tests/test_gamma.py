@@ -281,3 +281,23 @@ def test_lbeta_is_symmetric() -> None:
     a, b = sp.symbols("a b", real=True)
     assert prim.lbeta(a, b) - prim.lbeta(b, a) == 0
     assert parse("lbeta(b, a)") == parse("lbeta(a, b)")
+
+
+def test_log_beta_beyond_the_poles_by_reflection(load_module, tf) -> None:
+    # l > 0 and l + s <= 0: lbeta(l, s) = lbeta(l, 1 - l - s) + log|sin(pi*(l + s))/sin(pi*s)|.
+    # As written, lgamma(s) - lgamma(l + s) cancels (or is inf - inf at float32's integers).
+    # At integers l and s the value is the continuation in s, Gamma(s)/Gamma(s + l) =
+    # 1/(s*(s + 1)*...*(s + l - 1)): lbeta(5, -8.3e7) is log(24) - sum log|s + j|.
+    fn = load_module("lgamma(a) + lgamma(b) - lgamma(a + b)", "log_beta").log_beta
+    points = [(2.5, -7.25), (30.0, -999999.5), (-3e6 - 0.25, 17.5), (5.0, -8.3e7)]
+    got = fn(tf.constant([p[0] for p in points]), tf.constant([p[1] for p in points]))
+    with mpmath.workdps(DPS):
+        truth = [
+            mpmath.log(abs(mpmath.beta(mpmath.mpf(a), mpmath.mpf(b))))
+            for a, b in points[:3]
+        ]
+        s = mpmath.mpf(float(np.float32(-8.3e7)))
+        truth.append(mpmath.log(24) - sum(mpmath.log(abs(s + j)) for j in range(5)))
+    truth = np.array([float(v) for v in truth])
+    bits = _bits(got.numpy().astype(np.float64), truth, np.float32)
+    assert (bits <= 3).all(), (got.numpy(), truth, bits)
