@@ -125,6 +125,18 @@ def _cot_pi(x: np.ndarray) -> np.ndarray:
     return np.where(small, inner, outer)
 
 
+def _cot_slope(n: int) -> list[float]:
+    """As the printed helper: p with d**n/dx**n cot(pi*x) = pi**n * p(cot(pi*x)), lowest degree first."""
+    p = [0.0, 1.0]
+    for _ in range(n):
+        slope = [k * p[k] for k in range(1, len(p))]
+        p = [0.0] * (len(slope) + 2)
+        for k, a in enumerate(slope):
+            p[k] -= a
+            p[k + 2] -= a
+    return p
+
+
 def _polygamma(n: object, x: np.ndarray) -> np.ndarray:
     """As the printed helpers (_digamma, _polygamma): the correctly rounded value at x >= 0
     (the helpers' series and TF's kernels there are within an ulp or two), and below 0
@@ -137,14 +149,7 @@ def _polygamma(n: object, x: np.ndarray) -> np.ndarray:
         value = np.asarray(_polygamma_exact(n, right.astype(np.float64)), dtype=np.float64).astype(x.dtype)
         if not negative.any():
             return value
-        p = [0.0, 1.0]  # d**n/dx**n cot(pi*x) = pi**n * p(cot(pi*x)), as the helper builds p
-        for _ in range(n):
-            slope = [k * p[k] for k in range(1, len(p))]
-            p = [0.0] * (len(slope) + 2)
-            for k, a in enumerate(slope):
-                p[k] -= a
-                p[k + 2] -= a
-        cot_slope = np.polyval([x.dtype.type(c) for c in reversed(p)], _cot_pi(x))
+        cot_slope = np.polyval([x.dtype.type(c) for c in reversed(_cot_slope(n))], _cot_pi(x))
         reflected = (1.0 if n % 2 == 0 else -1.0) * value - x.dtype.type(math.pi ** (n + 1)) * cot_slope
         return np.where(negative, reflected, value).astype(x.dtype)
 
@@ -223,7 +228,9 @@ def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
     """As the printed helper _polygamma_diff: where y > 0 and y + x > 0, ten steps of the
-    recurrence and the asymptotic series, every term a difference of powers; elsewhere the
+    recurrence and the asymptotic series, every term a difference of powers; where both are
+    1 (one below 0), the same at 1 - y, 1 - z less the difference of the reflection's cot
+    terms; y >= 1, z <= 0, z's reflection with its argument reduced from y's and x's; elsewhere the
     difference of _polygamma's values; in the dtype."""
     n = int(n)
     y, x = np.broadcast_arrays(np.asanyarray(y), np.asanyarray(x))
@@ -241,7 +248,10 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         z = y + x
         right = (y > 0) & (z > 0)
-        ys, xs, zs = np.where(right, y, t(1)), np.where(right, x, t(0)), np.where(right, z, t(1))
+        left, mixed = (y < 1) & (z < 1) & ~right, (y >= 1) & (z <= 0)
+        ys = np.where(right, y, np.where(left, t(1) - y, t(1)))
+        xs = np.where(right, x, np.where(left, -x, t(0)))
+        zs = ys + xs
         u, v = t(1) / (ys + t(10)), t(1) / (zs + t(10))
         sums = _power_sums(u, v, max(coeffs) - 1)
         series = np.zeros_like(y)
@@ -255,9 +265,29 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
             u, v = t(1) / (ys + t(j)), t(1) / (zs + t(j))
             steps = steps + (xs * v) * u * _power_sums(u, v, n)[n]
         value = value - t(factorial if n % 2 == 0 else -factorial) * steps
+        p = [t(c) for c in _cot_slope(n)]
+        reflects = left | mixed
+        r_x = x - np.round(x)
+        whole = r_x == 0
+        r_y = np.where(mixed | (left & ~whole), y - np.round(y), t(0.25))
+        r_x = np.where(reflects & ~whole, r_x, t(0.25))
+        c_y, c_x = _cot_pi(r_y), _cot_pi(r_x)
+        cot_gap = np.where(whole, t(0), (t(1) + np.square(c_y)) / (c_y + c_x))
+        c_z = np.where(whole, c_y, (c_y * c_x - t(1)) / (c_y + c_x))
+        sums = _power_sums(c_y, c_z, len(p) - 2)
+        slope_gap = np.zeros_like(y)
+        for k in range(1, len(p)):
+            slope_gap = slope_gap + p[k] * sums[k - 1]
+        pi_power, reflected_sign = t(math.pi ** (n + 1)), t(1 if n % 2 == 0 else -1)
+        value = np.where(left, reflected_sign * value - pi_power * cot_gap * slope_gap, value)
+        value = np.array(value, dtype=y.dtype)
+        if mixed.any():
+            slope_z = np.polyval(list(reversed(p)), c_z[mixed])
+            reflected = reflected_sign * _polygamma(n, t(1) - z[mixed]) - pi_power * slope_z
+            value[mixed] = _polygamma(n, y[mixed]) - reflected
         # The difference of _polygamma's values (mpmath's, point by point) where it is taken only.
-        value, left = np.array(value, dtype=y.dtype), ~right
-        value[left] = _polygamma(n, y[left]) - _polygamma(n, z[left])
+        rest = ~(right | left | mixed)
+        value[rest] = _polygamma(n, y[rest]) - _polygamma(n, z[rest])
         return value
 
 

@@ -82,7 +82,7 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_mills": ("_mills_gap", "_mills_parts"),
     "_mills_gap": ("_mills", "_mills_parts"),
     "_digamma": ("_cot_pi",),
-    "_polygamma": ("_cot_pi",),
+    "_polygamma": ("_cot_pi", "_cot_slope"),
     "_lbeta": ("_power_sums", "_bernoulli"),
 }
 
@@ -288,7 +288,9 @@ class TFPrinter(ProductOrder, StrPrinter):
         if func is prim.polygamma_diff:
             n, y, x = expr.args
             naive_helper = "_digamma" if n == 0 else "_polygamma"
-            self.helpers.update(("_polygamma_diff", "_power_sums", "_bernoulli", naive_helper, *HELPER_PARTNERS[naive_helper]))
+            self.helpers.update(
+                ("_polygamma_diff", "_power_sums", "_bernoulli", "_cot_pi", "_cot_slope", naive_helper, *HELPER_PARTNERS[naive_helper])
+            )
             return f"_polygamma_diff({int(n)}, {self._print_arguments((y, x))})"
         if func is prim.polyval:
             coeffs, x = expr.args
