@@ -272,8 +272,9 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
         r_y = np.where(mixed | (left & ~whole), y - np.round(y), t(0.25))
         r_x = np.where(reflects & ~whole, r_x, t(0.25))
         c_y, c_x = _cot_pi(r_y), _cot_pi(r_x)
-        cot_gap = np.where(whole, t(0), (t(1) + np.square(c_y)) / (c_y + c_x))
-        c_z = np.where(whole, c_y, (c_y * c_x - t(1)) / (c_y + c_x))
+        c_sum = c_y + c_x
+        cot_gap = np.where(whole, t(0), c_y * (c_y / c_sum) + t(1) / c_sum)
+        c_z = np.where(whole, c_y, c_y * (c_x / c_sum) - t(1) / c_sum)
         sums = _power_sums(c_y, c_z, len(p) - 2)
         slope_gap = np.zeros_like(y)
         for k in range(1, len(p)):
