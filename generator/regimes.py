@@ -38,6 +38,11 @@ SERIES_TERMS = 26
 # A size limit, not a clock, bounds SymPy's series: a wall-clock budget would
 # make the output depend on the machine's speed.
 SERIES_MAX_OPS = 40
+# Nor where functions are nested deeper than this (exp(asinh(x)) is 2): SymPy's series of
+# logaddexp(asinh(-x), log1mexp(x))' ran for minutes on 26 ops, and of atan2(softplus(log(y)),
+# softplus(exp(y)))' on 38. There the Taylor coefficients are mpmath's, from points around
+# 0 (such a derivative is 0/0 or 0*inf at 0 itself: y*(1 + 1/y), 1/(1 - exp(-x))).
+SERIES_MAX_NESTING = 1
 LIMIT_PROBES = (12, 16, 20, 25)  # evaluate at sign * 10**k, below the judge's saturation
 SERIES_THRESHOLDS = (2.0, 1.5, 1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
 DOUBLE_TOLERANCE = 1e-17  # relative error of the polynomial, for float64
@@ -424,6 +429,8 @@ def _series_regime(
             return None
         if _regular_at_zero(textbook, x) and not gammas:
             series = _numeric_taylor(exact, x)
+        elif _nesting(textbook) > SERIES_MAX_NESTING and not gammas:
+            series = _numeric_taylor(exact, x, singular=True)
         else:
             series = _symbolic_series(textbook, x, k)
     else:
@@ -574,14 +581,21 @@ _BRANCH_POINTS: dict[type, tuple[sp.Expr, ...]] = {
 }
 
 
-def _numeric_taylor(exact: Callable, x: sp.Symbol) -> sp.Expr | None:
+def _nesting(e: sp.Expr) -> int:
+    """How deep functions are nested in `e` (powers and arithmetic do not count)."""
+    inner = max((_nesting(a) for a in e.args), default=0)
+    return inner + 1 if isinstance(e, sp.Function) else inner
+
+
+def _numeric_taylor(exact: Callable, x: sp.Symbol, singular: bool = False) -> sp.Expr | None:
     """The Taylor polynomial at 0 from mpmath's derivatives at 200 digits, for a function
     that is regular there: SymPy's series of tanh(softplus(x))'' ran for minutes. Below
     1e-60 of the largest, a coefficient is taken as 0 (so that odd and even functions
-    keep their parity)."""
+    keep their parity). `singular`: from points around 0 only, for a form that is 0*inf or
+    0/0 at 0 itself (the caller's thresholds check the polynomial against the function)."""
     try:
         with mpmath.workdps(200):
-            coeffs = mpmath.taylor(exact, 0, SERIES_TERMS - 1)
+            coeffs = mpmath.taylor(exact, 0, SERIES_TERMS - 1, singular=singular)
     except (ArithmeticError, ValueError, TypeError):
         return None
     if not all(isinstance(c, mpmath.mpf) and mpmath.isfinite(c) for c in coeffs):
