@@ -421,11 +421,12 @@ def _series_regime(
     elif center == 0:
         h = x
         # lgamma's and polygamma's series are SymPy's own, exact (zeta values) and quick for a
-        # polynomial argument, where mpmath's numeric Taylor coefficients of loggamma at 200
-        # digits took a minute (lgamma(x + 1)); of another argument, SymPy's took minutes too
-        # (lgamma(sigmoid(softplus(y)))): no series.
+        # polynomial argument or one function of one (lgamma(exp(x)): 2 s), where mpmath's
+        # numeric Taylor coefficients of loggamma at 200 digits took a minute (lgamma(x + 1));
+        # of another argument, SymPy's took minutes too (lgamma(sigmoid(softplus(y))), whose
+        # textbook argument is (1 + exp(y))/(2 + exp(y))): no series.
         gammas = textbook.atoms(lgamma, sp.polygamma)
-        if any(not g.args[-1].is_polynomial(x) for g in gammas):
+        if not all(_series_friendly(g.args[-1], x) for g in gammas):
             return None
         if _regular_at_zero(textbook, x) and not gammas:
             series = _numeric_taylor(exact, x)
@@ -579,6 +580,13 @@ _BRANCH_POINTS: dict[type, tuple[sp.Expr, ...]] = {
     sp.acosh: (sp.Integer(1),),
     log1p: (sp.Integer(-1),),
 }
+
+
+def _series_friendly(u: sp.Expr, x: sp.Symbol) -> bool:
+    """Whether u is a polynomial in x, or one function of polynomials (exp(x), cos(2*x))."""
+    if u.is_polynomial(x):
+        return True
+    return isinstance(u, sp.Function) and all(a.is_polynomial(x) for a in u.args)
 
 
 def _nesting(e: sp.Expr) -> int:

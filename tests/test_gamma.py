@@ -158,6 +158,19 @@ def test_lgamma_of_one_plus_x_near_zero(load_module, tf) -> None:
     assert (_bits(got, truth, np.float32) <= 3).all(), (got, truth)
 
 
+def test_lgamma_of_exp_x_near_zero(load_module, tf) -> None:
+    # exp(x) rounds to 1 for |x| < 6e-8, where lgamma(1) is 0 and the truth -0.577x: a
+    # series in x (SymPy's, for one function of x as lgamma's argument) keeps it.
+    fn = load_module("lgamma(exp(x))", "lgamma_exp").lgamma_exp
+    xs = [1e-10, -3e-8, 1e-20, 0.25]
+    got = _orders(tf, fn, xs, tf.float32)[0]
+    with mpmath.workdps(DPS):
+        truth = np.array(
+            [float(mpmath.loggamma(mpmath.exp(mpmath.mpf(x)))) for x in xs]
+        )
+    assert (_bits(got, truth, np.float32) <= 3).all(), (got, truth)
+
+
 # --- log beta: lgamma sums that cancel -------------------------------------------------
 # Pairs (a, b) > 0: each where the three lgamma of lgamma(a) + lgamma(b) - lgamma(a + b)
 # cancel (one large, both large, one overflowing in the sum), and ordinary ones.
