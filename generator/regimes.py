@@ -421,12 +421,12 @@ def _series_regime(
     elif center == 0:
         h = x
         # lgamma's and polygamma's series are SymPy's own, exact (zeta values) and quick for a
-        # polynomial argument or one function of one (lgamma(exp(x)): 2 s), where mpmath's
+        # polynomial argument or an exp or a sine of one (lgamma(exp(x)): 2 s), where mpmath's
         # numeric Taylor coefficients of loggamma at 200 digits took a minute (lgamma(x + 1));
         # of another argument, SymPy's took minutes too (lgamma(sigmoid(softplus(y))), whose
         # textbook argument is (1 + exp(y))/(2 + exp(y))): no series.
         gammas = textbook.atoms(lgamma, sp.polygamma)
-        if not all(_series_friendly(g.args[-1], x) for g in gammas):
+        if not all(_series_friendly(g.args[-1], textbook, x) for g in gammas):
             return None
         if _regular_at_zero(textbook, x) and not gammas:
             series = _numeric_taylor(exact, x)
@@ -582,11 +582,17 @@ _BRANCH_POINTS: dict[type, tuple[sp.Expr, ...]] = {
 }
 
 
-def _series_friendly(u: sp.Expr, x: sp.Symbol) -> bool:
-    """Whether u is a polynomial in x, or one function of polynomials (exp(x), cos(2*x))."""
+# Functions of a polynomial whose lgamma or polygamma SymPy expands at 0 in seconds, where
+# nothing is nested around them (erf(digamma(exp(x))) took minutes; digamma(erfc(x)) 6 s).
+_QUICK_SERIES = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh)
+
+
+def _series_friendly(u: sp.Expr, textbook: sp.Expr, x: sp.Symbol) -> bool:
+    """Whether u, an argument of lgamma or polygamma in `textbook`, is a polynomial in x, or
+    one of _QUICK_SERIES of one in a textbook form nested two deep at most (lgamma(exp(x)))."""
     if u.is_polynomial(x):
         return True
-    return isinstance(u, sp.Function) and all(a.is_polynomial(x) for a in u.args)
+    return isinstance(u, _QUICK_SERIES) and u.args[0].is_polynomial(x) and _nesting(textbook) <= 2
 
 
 def _nesting(e: sp.Expr) -> int:
