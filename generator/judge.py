@@ -172,28 +172,70 @@ def _power_sums(u: np.ndarray, v: np.ndarray, d: int) -> list[np.ndarray]:
     return sums
 
 
+def _stirling_coeffs(x: np.ndarray) -> list[np.generic]:
+    t = x.dtype.type
+    return [t(_BERNOULLI[k - 1] / (2 * k * (2 * k - 1))) for k in range(1, _stirling_terms(x) + 1)]
+
+
+def _lgamma_correction(z: np.ndarray) -> np.ndarray:
+    # As the printed helper: Stirling's correction C(z) = lgamma(z) - (z - 1/2)*log(z) + z - log(2*pi)/2.
+    r = z.dtype.type(1) / z
+    total = np.zeros_like(z)
+    for coeff in reversed(_stirling_coeffs(z)):
+        total = total * np.square(r) + coeff
+    return total * r
+
+
+def _lgamma_correction_gap(y: np.ndarray, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    # As the printed helper: C(y) - C(z), z = y + x, as x*u*v*(power sums).
+    coeffs = _stirling_coeffs(y)
+    u, v = y.dtype.type(1) / y, y.dtype.type(1) / z
+    sums = _power_sums(u, v, 2 * len(coeffs) - 2)
+    total = np.zeros_like(y)
+    for k in reversed(range(1, len(coeffs) + 1)):
+        total = total + coeffs[k - 1] * sums[2 * k - 2]
+    return (x * v) * u * total
+
+
+def _lgamma_stirling_gap(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    # As the printed helper: lgamma(y) - lgamma(y + x) for y, y + x >= 10.
+    t_ = y.dtype.type
+    z, t = y + x, x / y
+    small = np.abs(t) < t_(2.0**-20)
+    ts = np.where(small, t_(1), t)
+    ratio = np.where(small, t_(1) - t * (t_(0.5) - t / t_(3)), _np.log1p(ts) / ts)
+    return x * (t_(1) - (t_(1) - t_(0.5) / y) * ratio - _np.log(z)) + _lgamma_correction_gap(y, x, z)
+
+
+def _lgamma_diff(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """As the printed helper _lgamma_diff: Stirling's series where y and y + x are >= 10,
+    and at y + 10 after ten steps of the recurrence where both are > 0, |x| <= 1 and its
+    error bound is below the difference's; the two lgamma elsewhere; in the dtype."""
+    y, x = np.broadcast_arrays(np.asanyarray(y), np.asanyarray(x))
+    t = y.dtype.type
+    lg = _like(_lgamma)
+    with np.errstate(all="ignore"):
+        z = y + x
+        big = (y >= 10) & (z >= 10)
+        lgamma_y, lgamma_z = lg(np.where(big, t(1), y)), lg(np.where(big, t(1), z))
+        eligible = (y > 0) & (z > 0) & (np.abs(x) <= 1) & ~big
+        ye, xe = np.where(eligible, y, t(1)), np.where(eligible, x, t(0))
+        bound = np.abs(xe) * (t(4) + _np.log(ye + t(10))) + np.abs(_np.log1p(xe / ye))
+        near = eligible & (bound < np.abs(lgamma_y) + np.abs(lgamma_z))
+        stirling = big | near
+        ys, xs = np.where(stirling, y, t(10)), np.where(stirling, x, t(0))
+        value = _lgamma_stirling_gap(np.where(near, ys + t(10), ys), xs)
+        yn, xn = np.where(near, y, t(1)), np.where(near, x, t(0))
+        for j in range(10):
+            value = value + _np.log1p(xn / (yn + t(j)))
+        return np.where(stirling, value, lgamma_y - lgamma_z).astype(y.dtype)
+
+
 def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """As the printed helper _lbeta: Stirling's series where the larger argument and the sum
     are >= 10, the three lgamma elsewhere; in the dtype."""
     a, b = np.broadcast_arrays(np.asanyarray(a), np.asanyarray(b))
-    t, terms = a.dtype.type, _stirling_terms(a)
-    coeffs = [t(_BERNOULLI[k - 1] / (2 * k * (2 * k - 1))) for k in range(1, terms + 1)]
-
-    def correction(z: np.ndarray) -> np.ndarray:
-        r = t(1) / z
-        total = np.zeros_like(z)
-        for coeff in reversed(coeffs):
-            total = total * np.square(r) + coeff
-        return total * r
-
-    def correction_gap(y: np.ndarray, x: np.ndarray, z: np.ndarray) -> np.ndarray:
-        u, v = t(1) / y, t(1) / z
-        sums = _power_sums(u, v, 2 * terms - 2)
-        total = np.zeros_like(y)
-        for k in reversed(range(1, terms + 1)):
-            total = total + coeffs[k - 1] * sums[2 * k - 2]
-        return (x * v) * u * total
-
+    t = a.dtype.type
     with np.errstate(all="ignore"):
         # The larger held at the dtype's largest: lbeta(inf, s) is -inf, where l*log1p(s/l) is inf*0.
         small, large = np.minimum(a, b), np.minimum(np.maximum(a, b), np.finfo(a.dtype).max)
@@ -215,12 +257,12 @@ def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         one = (large >= 10) & (large + small >= 10) & ~both
         s, l = np.where(both, small, t(10)), np.where(both, large, t(10))
         value_both = (
-            t(-0.5) * _np.log(l) + t(0.9189385332046728) + correction(s) + correction_gap(l, s, l + s)
+            t(-0.5) * _np.log(l) + t(0.9189385332046728) + _lgamma_correction(s) + _lgamma_correction_gap(l, s, l + s)
             - (s - t(0.5)) * _np.log1p(l / s) - l * _np.log1p(s / l)
         )  # fmt: skip
         s, l = np.where(one, small, t(1)), np.where(one, large, t(10))
         lg = _like(_lgamma)
-        value_one = lg(s) + (s - (l - t(0.5)) * _np.log1p(s / l) - s * _np.log(l + s) + correction_gap(l, s, l + s))
+        value_one = lg(s) + _lgamma_stirling_gap(l, s)
         value = lg(small) + lg(large) - lg(small + large)
         value = np.where(both, value_both, np.where(one, value_one, value))
         return np.where(reflect, value + sines, value).astype(a.dtype)
@@ -418,6 +460,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "lgamma": _like(_lgamma),
     "polygamma": _flushed(_polygamma),
     "lbeta": _flushed(_lbeta),
+    "lgamma_diff": _flushed(_lgamma_diff),
     "polygamma_diff": _flushed(_polygamma_diff),
     "ipow": _power,
     "flushed_power": _flushed(_power),
@@ -587,6 +630,7 @@ _MP_FUNCTIONS = {
     "polygamma": _remembered(prim.polygamma_value),
     "lbeta": lambda a, b: prim.lgamma_value(a) + prim.lgamma_value(b) - prim.lgamma_value(a + b),
     "polygamma_diff": lambda n, y, x: prim.polygamma_value(n, y) - prim.polygamma_value(n, y + x),
+    "lgamma_diff": lambda y, x: prim.lgamma_value(y) - prim.lgamma_value(y + x),
 }
 
 

@@ -73,6 +73,7 @@ HELPERS: dict[type, str] = {
     prim.mills: "_mills",
     prim.mills_gap: "_mills_gap",
     prim.lbeta: "_lbeta",
+    prim.lgamma_diff: "_lgamma_diff",
 }
 
 # Helpers whose custom gradients call other helpers: emitted together.
@@ -83,7 +84,8 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_mills_gap": ("_mills", "_mills_parts"),
     "_digamma": ("_cot_pi",),
     "_polygamma": ("_cot_pi", "_cot_slope"),
-    "_lbeta": ("_power_sums", "_bernoulli"),
+    "_lbeta": ("_lgamma_correction", "_lgamma_correction_gap", "_lgamma_stirling_gap", "_power_sums", "_bernoulli"),
+    "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
 }
 
 

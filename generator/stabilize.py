@@ -30,6 +30,7 @@ from generator.primitives import (
     ipow,
     lbeta,
     lgamma,
+    lgamma_diff,
     log1mexp,
     log1p,
     logaddexp,
@@ -894,7 +895,8 @@ def _lgamma_sums(node: sp.Expr) -> sp.Expr | None:
     """c*(lgamma(p1) + ... + lgamma(pm) - lgamma(s)), s = p1 + ... + pm - k for an integer k,
     is c*(lbeta(p1, p2) + lbeta(p1 + p2, p3) + ... + lgamma(s + k) - lgamma(s)), the last
     difference k logs; and c*(lgamma(p) - lgamma(p + d)) for a number d is c*(lbeta(p, d) -
-    lgamma(d)), or logs for a small integer d. The terms as written cancel where an argument is
+    lgamma(d)), or logs for a small integer d, and for another d no more complex than p,
+    c*lgamma_diff(p, d). The terms as written cancel where an argument is
     large (a log beta function, lgamma(a) + lgamma(b) - lgamma(a + b), at a = 3e9, b = 0.75:
     0.2 in float32, where the truth is -16.2); lbeta's helper does not."""
     if not isinstance(node, sp.Add):
@@ -918,7 +920,15 @@ def _lgamma_sums(node: sp.Expr) -> sp.Expr | None:
             if term in used or other in used or d != -c:
                 continue
             shift = q - p
-            if not shift.is_number or shift.is_zero:
+            if not shift.is_number:
+                # A rising factorial's log, lgamma(y + x) - lgamma(y), from the simpler argument
+                # (y + x then rounds as the argument written does), for an x simpler than both.
+                ops = sp.count_ops(p)
+                if sp.count_ops(shift) <= min(ops, sp.count_ops(q)) and ops <= sp.count_ops(q):
+                    made.append(c * lgamma_diff(p, shift))
+                    used.update((term, other))
+                continue
+            if shift.is_zero:
                 continue
             value = complex(numeric(shift))  # by value: SymPy cannot order softplus(3) and 0
             if value.imag != 0 or value.real == 0:
