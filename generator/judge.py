@@ -172,6 +172,15 @@ def _power_sums(u: np.ndarray, v: np.ndarray, d: int) -> list[np.ndarray]:
     return sums
 
 
+def _floats(*args: object) -> list[np.ndarray]:
+    """The arguments broadcast together, in the dtype of the floating arrays among them: a
+    constant argument comes as a Python int or float (lbeta(2, exp(x)) was int64, NaN)."""
+    arrays = [np.asanyarray(a) for a in args]
+    dtype = next((a.dtype for a in arrays if a.ndim and a.dtype.kind == "f"), None)
+    dtype = dtype or np.result_type(*(a.dtype for a in arrays), np.float32)
+    return list(np.broadcast_arrays(*(a.astype(dtype) for a in arrays)))
+
+
 def _stirling_coeffs(x: np.ndarray) -> list[np.generic]:
     t = x.dtype.type
     return [t(_BERNOULLI[k - 1] / (2 * k * (2 * k - 1))) for k in range(1, _stirling_terms(x) + 1)]
@@ -211,7 +220,7 @@ def _lgamma_diff(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     """As the printed helper _lgamma_diff: Stirling's series where y and y + x are >= 10,
     and at y + 10 after ten steps of the recurrence where both are > 0, |x| <= 1 and its
     error bound is below the difference's; the two lgamma elsewhere; in the dtype."""
-    y, x = np.broadcast_arrays(np.asanyarray(y), np.asanyarray(x))
+    y, x = _floats(y, x)
     t = y.dtype.type
     lg = _like(_lgamma)
     with np.errstate(all="ignore"):
@@ -234,7 +243,7 @@ def _lgamma_diff(y: np.ndarray, x: np.ndarray) -> np.ndarray:
 def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """As the printed helper _lbeta: Stirling's series where the larger argument and the sum
     are >= 10, the three lgamma elsewhere; in the dtype."""
-    a, b = np.broadcast_arrays(np.asanyarray(a), np.asanyarray(b))
+    a, b = _floats(a, b)
     t = a.dtype.type
     with np.errstate(all="ignore"):
         # The larger held at the dtype's largest: lbeta(inf, s) is -inf, where l*log1p(s/l) is inf*0.
@@ -275,7 +284,7 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
     terms; y >= 1, z <= 0, z's reflection with its argument reduced from y's and x's; elsewhere the
     difference of _polygamma's values; in the dtype."""
     n = int(n)
-    y, x = np.broadcast_arrays(np.asanyarray(y), np.asanyarray(x))
+    y, x = _floats(y, x)
     t, terms = y.dtype.type, _stirling_terms(y)
     factorial = float(math.factorial(n))
     if n == 0:

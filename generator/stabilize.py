@@ -924,7 +924,8 @@ def _lgamma_sums(node: sp.Expr) -> sp.Expr | None:
                 # A rising factorial's log, lgamma(y + x) - lgamma(y), from the simpler argument
                 # (y + x then rounds as the argument written does), for an x simpler than both.
                 ops = sp.count_ops(p)
-                if sp.count_ops(shift) <= min(ops, sp.count_ops(q)) and ops <= sp.count_ops(q):
+                shift_ops = min(sp.count_ops(shift), sp.count_ops(-shift))  # y - x: x apart
+                if shift_ops <= min(ops, sp.count_ops(q)) and ops <= sp.count_ops(q):
                     made.append(c * lgamma_diff(p, shift))
                     used.update((term, other))
                 continue

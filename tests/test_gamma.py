@@ -426,3 +426,17 @@ def test_log_rising_factorial_matches_mpmath(load_module, tf, dtype_name) -> Non
         got,
         stand_in,
     )
+
+
+def test_the_stand_ins_take_a_number_argument() -> None:
+    # The judge passes a constant argument as a Python number: lbeta(2, exp(x)) was computed
+    # in int64 (NaN at every point, 0% of the grid in its docstring).
+    xs = np.array([0.5, 3.0, 1e6], np.float32)
+    with mpmath.workdps(DPS):
+        truth = np.array([float(-mpmath.log(x * (x + 1))) for x in xs.astype(float)])
+    for got in (
+        judge.NUMPY_FUNCTIONS["lbeta"](2, xs),
+        judge.NUMPY_FUNCTIONS["lgamma_diff"](xs, 2),
+    ):
+        assert got.dtype == np.float32
+        assert (judge.bits_of_error(got, truth) <= 2).all(), (got, truth)

@@ -1126,6 +1126,14 @@ CASES: tuple[Case, ...] = (
         {x: (3e9, 1e20, 2.5), y: (0.75, 3.0, 1e-6)},
         label="rising-factorial",
     ),
+    # A shift written with a minus sign counts as simple: y - x is x apart from y.
+    Case(
+        "lbeta",
+        lgamma(y - x) - lgamma(y),
+        -lgamma_diff(y, -x),
+        {x: (0.75, 3.0, 1e-6), y: (3e9, 1e20, 2.5)},
+        label="falling",
+    ),
     # lbeta's partials: digamma(3e9) - digamma(3e9 + 0.75) is -2.5e-10, and 0 in float32.
     Case(
         "polygamma_diff",
