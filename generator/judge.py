@@ -345,7 +345,7 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # As the printed helper: both scaled by the larger magnitude; 0 at a = b = 0.
-    a, b = np.broadcast_arrays(np.asanyarray(a), np.asanyarray(b))
+    a, b = _floats(a, b)
     big = np.maximum(np.abs(a), np.abs(b))
     safe = np.where(big > 0, big, np.ones_like(big))
     ratio = (a / safe) / np.sqrt(np.square(a / safe) + np.square(b / safe))
