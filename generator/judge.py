@@ -97,6 +97,7 @@ def _logcosh(x: np.ndarray) -> np.ndarray:
 
 
 def _xlogy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = _floats(a, b)
     return np.where(a == 0, 0 * b, a * _np.log(b))
 
 
@@ -173,12 +174,14 @@ def _power_sums(u: np.ndarray, v: np.ndarray, d: int) -> list[np.ndarray]:
 
 
 def _floats(*args: object) -> list[np.ndarray]:
-    """The arguments broadcast together, in the dtype of the floating arrays among them: a
-    constant argument comes as a Python int or float (lbeta(2, exp(x)) was int64, NaN)."""
+    """The arguments broadcast together (keeping _Flushed), in the narrowest dtype of the
+    floating arrays among them, the one being evaluated: a constant argument comes as a
+    Python int (lbeta(2, exp(x)) was int64, NaN), and a product with a constant can come
+    as float64 beside float32 (gelu's mul_exp(x*sqrt(2)/sqrt(pi), -x**2/2))."""
     arrays = [np.asanyarray(a) for a in args]
-    dtype = next((a.dtype for a in arrays if a.ndim and a.dtype.kind == "f"), None)
-    dtype = dtype or np.result_type(*(a.dtype for a in arrays), np.float32)
-    return list(np.broadcast_arrays(*(a.astype(dtype) for a in arrays)))
+    floating = [a.dtype for a in arrays if a.ndim and a.dtype.kind == "f"]
+    dtype = min(floating, key=lambda d: d.itemsize) if floating else np.result_type(*(a.dtype for a in arrays), np.float32)
+    return list(np.broadcast_arrays(*(a.astype(dtype) for a in arrays), subok=True))
 
 
 def _stirling_coeffs(x: np.ndarray) -> list[np.generic]:
@@ -357,8 +360,8 @@ def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     # exp(u). u is held where exp(u/2) is finite, so the product is 0 where c is 0
     # ((x - y)*exp(-2*z) at x = y, z = -50 is 0*inf = NaN otherwise), and 0 where exp(u/2)
     # flushes though c overflowed (x**2*exp(-x) at x = 1e20 is inf*0 otherwise).
-    u = np.asanyarray(u)
-    half = _exp(np.minimum(u, u.dtype.type(1418.0 if u.dtype == np.float64 else 176.0)) * 0.5)
+    c, u = _floats(c, u)
+    half = _exp(np.minimum(u, u.dtype.type(1418.0 if u.dtype == np.float64 else 176.0)) * u.dtype.type(0.5))
     return _mul_no_nan(c, half) * half
 
 
