@@ -640,9 +640,6 @@ _MP_FUNCTIONS = {
     "variable_power": lambda a, b: _variable_power(a, b),
     "lgamma": _remembered(prim.lgamma_value),
     "polygamma": _remembered(prim.polygamma_value),
-    "lbeta": lambda a, b: prim.lgamma_value(a) + prim.lgamma_value(b) - prim.lgamma_value(a + b),
-    "polygamma_diff": lambda n, y, x: prim.polygamma_value(n, y) - prim.polygamma_value(n, y + x),
-    "lgamma_diff": lambda y, x: prim.lgamma_value(y) - prim.lgamma_value(y + x),
 }
 
 

@@ -310,7 +310,18 @@ class lgamma(sp.Function):  # noqa: N801
         return sp.re(sp.loggamma(u))._eval_evalf(prec)
 
 
-class lbeta(_Symmetric):  # noqa: N801
+class _GammaDifference:
+    """What lbeta, lgamma_diff and polygamma_diff share: a value from their textbook form
+    (a difference of lgamma or polygamma), and realness from their arguments'."""
+
+    def _eval_evalf(self, prec: int) -> sp.Expr | None:
+        return self.rewrite(sp.exp)._eval_evalf(prec)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return True if all(a.is_extended_real for a in self.args) else None
+
+
+class lbeta(_GammaDifference, _Symmetric):  # noqa: N801
     """log|beta(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b), as one function: the three
     terms cancel where an argument is large (lbeta(3e9, 0.75) is -16.2; the sum as written
     gives 0.2 in float32, and NaN, inf - inf, from a = 1e38). The printer's helper `_lbeta`
@@ -325,14 +336,8 @@ class lbeta(_Symmetric):  # noqa: N801
     def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
         return lgamma(a) + lgamma(b) - lgamma(a + b)
 
-    def _eval_evalf(self, prec: int) -> sp.Expr | None:
-        return self.rewrite(sp.exp)._eval_evalf(prec)
 
-    def _eval_is_extended_real(self) -> bool | None:
-        return True if all(a.is_extended_real for a in self.args) else None
-
-
-class lgamma_diff(sp.Function):  # noqa: N801
+class lgamma_diff(_GammaDifference, sp.Function):  # noqa: N801
     """lgamma(y) - lgamma(y + x), as one function: the difference cancels where x is small
     beside y (lgamma(3e9) - lgamma(3e9 + 0.75) is -16.4; as written, 0 in float32). The log
     of the rising factorial gamma(y + x)/gamma(y), negated. The printer's helper `_lgamma_diff`
@@ -348,14 +353,8 @@ class lgamma_diff(sp.Function):  # noqa: N801
     def _eval_rewrite_as_exp(self, y: sp.Expr, x: sp.Expr, **kwargs: object) -> sp.Expr:
         return lgamma(y) - lgamma(y + x)
 
-    def _eval_evalf(self, prec: int) -> sp.Expr | None:
-        return self.rewrite(sp.exp)._eval_evalf(prec)
 
-    def _eval_is_extended_real(self) -> bool | None:
-        return True if all(a.is_extended_real for a in self.args) else None
-
-
-class polygamma_diff(sp.Function):  # noqa: N801
+class polygamma_diff(_GammaDifference, sp.Function):  # noqa: N801
     """polygamma(n, y) - polygamma(n, y + x) for an integer n >= 0, as one function: the
     difference cancels where x is small beside y (digamma(3e9) - digamma(3e9 + 0.75) is
     -2.5e-10; the difference as written is 0 in float32). The printer's helper computes it
@@ -373,12 +372,6 @@ class polygamma_diff(sp.Function):  # noqa: N801
 
     def _eval_rewrite_as_exp(self, n: sp.Expr, y: sp.Expr, x: sp.Expr, **kwargs: object) -> sp.Expr:
         return sp.polygamma(n, y) - sp.polygamma(n, y + x)
-
-    def _eval_evalf(self, prec: int) -> sp.Expr | None:
-        return self.rewrite(sp.exp)._eval_evalf(prec)
-
-    def _eval_is_extended_real(self) -> bool | None:
-        return True if all(a.is_extended_real for a in self.args[1:]) else None
 
 
 def lgamma_value(u: object, ctx: mpmath.ctx_mp.MPContext = mpmath.mp) -> object:

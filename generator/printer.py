@@ -86,6 +86,8 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_polygamma": ("_cot_pi", "_cot_slope"),
     "_lbeta": ("_lgamma_correction", "_lgamma_correction_gap", "_lgamma_stirling_gap", "_power_sums", "_bernoulli"),
     "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
+    # And _digamma or _polygamma, by n (the printer adds the one it calls).
+    "_polygamma_diff": ("_power_sums", "_bernoulli", "_cot_pi", "_cot_slope"),
 }
 
 
@@ -290,9 +292,8 @@ class TFPrinter(ProductOrder, StrPrinter):
         if func is prim.polygamma_diff:
             n, y, x = expr.args
             naive_helper = "_digamma" if n == 0 else "_polygamma"
-            self.helpers.update(
-                ("_polygamma_diff", "_power_sums", "_bernoulli", "_cot_pi", "_cot_slope", naive_helper, *HELPER_PARTNERS[naive_helper])
-            )
+            self.helpers.update(("_polygamma_diff", *HELPER_PARTNERS["_polygamma_diff"]))
+            self.helpers.update((naive_helper, *HELPER_PARTNERS[naive_helper]))
             return f"_polygamma_diff({int(n)}, {self._print_arguments((y, x))})"
         if func is prim.polyval:
             coeffs, x = expr.args

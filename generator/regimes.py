@@ -425,12 +425,14 @@ def _series_regime(
         # numeric Taylor coefficients of loggamma at 200 digits took a minute (lgamma(x + 1));
         # of another argument, SymPy's took minutes too (lgamma(sigmoid(softplus(y))), whose
         # textbook argument is (1 + exp(y))/(2 + exp(y))): no series.
-        gammas = textbook.atoms(lgamma, sp.polygamma)
-        if not all(_series_friendly(g.args[-1], textbook, x) for g in gammas):
+        gammas, nesting = textbook.atoms(lgamma, sp.polygamma), _nesting(textbook)
+        if not all(_series_friendly(g.args[-1], nesting, x) for g in gammas):
             return None
-        if _regular_at_zero(textbook, x) and not gammas:
+        if gammas:
+            series = _symbolic_series(textbook, x, k)
+        elif _regular_at_zero(textbook, x):
             series = _numeric_taylor(exact, x)
-        elif _nesting(textbook) > SERIES_MAX_NESTING and not gammas:
+        elif nesting > SERIES_MAX_NESTING:
             series = _numeric_taylor(exact, x, singular=True)
         else:
             series = _symbolic_series(textbook, x, k)
@@ -587,12 +589,13 @@ _BRANCH_POINTS: dict[type, tuple[sp.Expr, ...]] = {
 _QUICK_SERIES = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh)
 
 
-def _series_friendly(u: sp.Expr, textbook: sp.Expr, x: sp.Symbol) -> bool:
-    """Whether u, an argument of lgamma or polygamma in `textbook`, is a polynomial in x, or
-    one of _QUICK_SERIES of one in a textbook form nested two deep at most (lgamma(exp(x)))."""
+def _series_friendly(u: sp.Expr, nesting: int, x: sp.Symbol) -> bool:
+    """Whether u, an argument of lgamma or polygamma in a textbook form whose functions are
+    nested `nesting` deep, is a polynomial in x, or one of _QUICK_SERIES of one in a form
+    nested two deep at most (lgamma(exp(x)))."""
     if u.is_polynomial(x):
         return True
-    return isinstance(u, _QUICK_SERIES) and u.args[0].is_polynomial(x) and _nesting(textbook) <= 2
+    return isinstance(u, _QUICK_SERIES) and u.args[0].is_polynomial(x) and nesting <= 2
 
 
 def _nesting(e: sp.Expr) -> int:

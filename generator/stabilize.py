@@ -882,6 +882,18 @@ def _lgamma_terms(node: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
     return found
 
 
+def _apart(p: sp.Expr, q: sp.Expr) -> tuple[sp.Expr, sp.Expr, int] | None:
+    """(y, x, sign): the simpler of p and q as y, and x = the other less y, with sign 1 if y
+    is p and -1 if q; None unless x is a number or no more complex than p and q (a minus sign
+    free: y - x is x apart from y). From the simpler argument, y + x rounds as the argument
+    written does (digamma(x) - digamma(x + 1/1000) from x + 1/1000 less 1/1000 is wrong near 0)."""
+    ops = min(sp.count_ops(p), sp.count_ops(q))
+    for sign, y, x in sorted(((1, p, q - p), (-1, q, p - q)), key=lambda o: sp.count_ops(o[1])):
+        if x.is_number or min(sp.count_ops(x), sp.count_ops(-x)) <= ops:
+            return y, x, sign
+    return None
+
+
 def _beta_chain(parts: Sequence[sp.Expr]) -> sp.Expr:
     """lgamma(p1) + ... + lgamma(pm) - lgamma(p1 + ... + pm) as lbeta(p1, p2) + lbeta(p1 + p2, p3) + ..."""
     total, chain = parts[0], []
@@ -907,26 +919,33 @@ def _lgamma_sums(node: sp.Expr) -> sp.Expr | None:
     used: set[sp.Expr] = set()
     made = []
     for total_term, c, s in terms:
+        if total_term in used:
+            continue
         parts = [(t, u) for t, d, u in terms if d == -c and t not in used][:LBETA_MAX_PARTS]
-        for size in range(min(len(parts), LBETA_MAX_TERMS), 1, -1):
-            for subset in itertools.combinations(parts, size):
-                k = sp.Add(*(u for _, u in subset)) - s
-                if total_term not in used and k.is_Integer and abs(k) <= LGAMMA_MAX_SHIFT:
-                    args = sorted((u for _, u in subset), key=sp.default_sort_key)
-                    made.append(-c * (_beta_chain(args) + _lgamma_shift(sp.Add(*args), int(k))))
-                    used.update((total_term, *(t for t, _ in subset)))
+        fits = (
+            (subset, k)
+            for size in range(min(len(parts), LBETA_MAX_TERMS), 1, -1)
+            for subset in itertools.combinations(parts, size)
+            for k in (sp.Add(*(u for _, u in subset)) - s,)
+            if k.is_Integer and abs(k) <= LGAMMA_MAX_SHIFT
+        )
+        fit = next(fits, None)
+        if fit is not None:
+            subset, k = fit
+            args = sorted((u for _, u in subset), key=sp.default_sort_key)
+            made.append(-c * (_beta_chain(args) + _lgamma_shift(sp.Add(*args), int(k))))
+            used.update((total_term, *(t for t, _ in subset)))
     for term, c, p in terms:
         for other, d, q in terms:
             if term in used or other in used or d != -c:
                 continue
             shift = q - p
             if not shift.is_number:
-                # A rising factorial's log, lgamma(y + x) - lgamma(y), from the simpler argument
-                # (y + x then rounds as the argument written does), for an x simpler than both.
-                ops = sp.count_ops(p)
-                shift_ops = min(sp.count_ops(shift), sp.count_ops(-shift))  # y - x: x apart
-                if shift_ops <= min(ops, sp.count_ops(q)) and ops <= sp.count_ops(q):
-                    made.append(c * lgamma_diff(p, shift))
+                # A rising factorial's log, lgamma(y + x) - lgamma(y).
+                apart = _apart(p, q)
+                if apart is not None:
+                    y, x, sign = apart
+                    made.append(sign * c * lgamma_diff(y, x))
                     used.update((term, other))
                 continue
             if shift.is_zero:
@@ -947,23 +966,19 @@ def _lgamma_sums(node: sp.Expr) -> sp.Expr | None:
 
 
 def _polygamma_difference(node: sp.Expr) -> sp.Expr | None:
-    """c*(polygamma(n, p) - polygamma(n, p + x)) = c*polygamma_diff(n, p, x) where x is
-    simpler than p + x (digamma(a) - digamma(a + b)): the two cancel where x is small beside p
+    """c*(polygamma(n, p) - polygamma(n, p + x)) = c*polygamma_diff(n, p, x) where the two
+    are apart (_apart; digamma(a) - digamma(a + b)): they cancel where x is small beside p
     (at a = 3e9, b = 0.75 both are 21.82 in float32, where the difference is -2.5e-10)."""
     found = _pair_of_opposites(node, lambda f: isinstance(f, sp.polygamma))
     if found is None:
         return None
     c, plus, minus, rest = found
     (n, p), (m, q) = plus.args, minus.args
-    if n != m:
+    apart = _apart(p, q) if n == m else None
+    if apart is None:
         return None
-    # From the simpler argument: z = y + x then rounds as the argument written does
-    # (digamma(x) - digamma(x + 1/1000) from x + 1/1000, less 1/1000, is wrong near 0).
-    orientations = sorted(((c, p, q - p), (-c, q, p - q)), key=lambda o: sp.count_ops(o[1]))
-    for sign, base, x in orientations:
-        if x.is_number or sp.count_ops(x) <= min(sp.count_ops(p), sp.count_ops(q)):
-            return rest + sign * polygamma_diff(n, base, x)
-    return None
+    y, x, sign = apart
+    return rest + sign * c * polygamma_diff(n, y, x)
 
 
 RULES: tuple[Rule, ...] = (
