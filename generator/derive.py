@@ -26,6 +26,7 @@ from generator.stabilize import (
     group_powers,
     lower_sigmoid_pairs,
     optimize,
+    repairs,
     share_arguments,
     variants,
 )
@@ -121,7 +122,16 @@ def derive(
         at_defaults: dict[sp.Expr, sp.Expr] = {}
         for candidate in candidates:
             at_defaults.setdefault(candidate.xreplace(defaults), candidate)
-        chosen = at_defaults[judge.best(list(at_defaults), truth.xreplace(defaults), variables, domain, computed)]
+        truth_at = truth.xreplace(defaults)
+        chosen = at_defaults[judge.best(list(at_defaults), truth_at, variables, domain, computed)]
+        if (judge.accuracy(chosen.xreplace(defaults), truth_at, variables, domain=domain) > judge.GOOD_BITS).any():
+            # Still bad somewhere: the REPAIRS' regimes, which cost a where, get their turn.
+            repaired = {chosen.xreplace(defaults): chosen}
+            for form, name in repairs(chosen):
+                rules_of.setdefault(form, (*rules_of.get(chosen, ()), name))
+                repaired.setdefault(form.xreplace(defaults), form)
+            if len(repaired) > 1:
+                chosen = repaired[judge.best(list(repaired), truth_at, variables, domain, computed)]
         # Report the rules behind the forms actually emitted, not every candidate's.
         fired.extend(n for n in rules_of.get(chosen, ()) if n not in fired)
         return chosen

@@ -17,9 +17,9 @@ from generator.model import Assignment, DocForm, Level, ModuleModel
 from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
 from generator.primitives import ipow
 from generator.printer import TFPrinter, constant_like, divide_in_place, math_text
-from generator.stabilize import RULES, VARIANTS
+from generator.stabilize import REPAIRS, RULES, VARIANTS
 
-_RULE_WHY = {rule.name: rule.why for rule in (*RULES, *VARIANTS)} | {
+_RULE_WHY = {rule.name: rule.why for rule in (*RULES, *VARIANTS, *REPAIRS)} | {
     "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
     "asymptote": "far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the "
     "leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value",

@@ -1071,7 +1071,8 @@ _TINY = {np.dtype(t): np.finfo(t).tiny for t in (np.float32, np.float64)}
 def _flush_subnormals(value: object) -> object:
     if isinstance(value, np.ndarray) and value.dtype in _TINY:
         plain = value.view(np.ndarray)
-        flushed = np.where(np.abs(plain) < _TINY[value.dtype], plain * 0, plain)
+        with np.errstate(invalid="ignore"):  # inf * 0, in the branch where does not take
+            flushed = np.where(np.abs(plain) < _TINY[value.dtype], plain * 0, plain)
         return flushed.view(_Flushed)
     if isinstance(value, tuple):
         return tuple(_flush_subnormals(v) for v in value)

@@ -51,7 +51,7 @@ from generator.primitives import (
     softplus,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, RULES, VARIANTS
+from generator.stabilize import ECONOMIES, REPAIRS, RULES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 LOG2 = sp.Float(0.6931471805599453, 17)
@@ -65,6 +65,7 @@ GOOD_BITS = 3
 BAD_BITS = 16
 
 ROOT3_INV = sp.Float(sp.N(1 / sp.sqrt(3), 20), 17)
+QUINTIC_NEAR = sp.Float(sp.N(5 ** sp.Rational(-1, 4), 20), 17)
 # sqrt(2) as float32's nearest and the rest: x - sqrt(2) is then exact near the root.
 ROOT2_HI, ROOT2_LO = sp.Float(1.4142135381698608, 17), sp.Float(
     2.4203234208957939e-8, 17
@@ -84,7 +85,11 @@ with mpmath.workdps(50):
     PHI_HI, PHI_LO = _split((mpmath.sqrt(5) - 1) / 2)
     CBRT2, CBRT4 = float(mpmath.cbrt(2)), float(mpmath.cbrt(4))
     CBRT2_HI, CBRT2_LO = _split(mpmath.cbrt(2))
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS)}
+    # 5*x**4 - 1 (x**5 - x's f'): roots +-5**(-1/4), and x**2 + 1/sqrt(5) left.
+    QUINTIC_ROOT = mpmath.mpf(5) ** mpmath.mpf(-0.25)
+    QUINTIC_HI, QUINTIC_LO = _split(QUINTIC_ROOT)
+    QUINTIC_REST = sp.Float(float(1 / mpmath.sqrt(5)), 17)
+RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS)}
 
 
 @dataclass(frozen=True)
@@ -335,6 +340,30 @@ CASES: tuple[Case, ...] = (
         * (x**2 + sp.Float(CBRT2, 17) * x + sp.Float(CBRT4, 17)),
         {x: (1.2599210739135742, 1.2599209547042847)},
         label="complex pair",
+        tolerance=1e-15,
+    ),
+    # The same, as a regime: factored within (S/(2*D))**(1/m) of a root (S the terms' sum
+    # of magnitudes there, D*(x - r)**m the polynomial near it), as written elsewhere.
+    # 5*x**4 - 1 at the floats nearest 5**(-1/4) = 0.6687 is 21 bits off as written.
+    Case(
+        "roots_regime",
+        5 * x**4 - 1,
+        sp.Piecewise(
+            (
+                5
+                * (
+                    (ipow(x - QUINTIC_HI, 1) - QUINTIC_LO)
+                    * (ipow(x + QUINTIC_HI, 1) + QUINTIC_LO)
+                    * (x**2 + QUINTIC_REST)
+                ),
+                sp.Or(
+                    sp.Abs(x - QUINTIC_NEAR) < sp.Float(0.17, 17),
+                    sp.Abs(x + QUINTIC_NEAR) < sp.Float(0.17, 17),
+                ),
+            ),
+            (5 * x**4 - 1, True),
+        ),
+        {x: (0.6687403321266174, 0.6687402725219727, -0.6687403321266174)},
         tolerance=1e-15,
     ),
     # The gamma kernel x**y*exp(-x): at x = y = 31.8 the power overflows (inf*1.6e-14; the
@@ -1306,6 +1335,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("factor_at_roots", x - 3),  # linear: exact near its root already
     ("factor_at_roots", x**9 - 2),  # beyond the degree it factors
     ("factor_at_roots", x**2 - 3 * x * y + y**2),  # two inputs
+    ("roots_regime", x**2 + 1),  # no real root
+    ("roots_regime", x**3 + x),  # a root at 0 only
     ("difference_of_squares", x**2 + y**2),
     ("difference_of_squares", x**3 - y**2),
     ("difference_of_squares", x**2 - y**2 + 1),
@@ -1541,3 +1572,13 @@ def test_hypot_ratio_removes_the_leg_by_equality() -> None:
     assert fresh_x == x and fresh_x is not x
     node = sp.Mul(fresh_x, 1 / hypot(x, y), evaluate=False)  # not from SymPy's cache
     assert RULE_BY_NAME["hypot_ratio"].rewrite(node) == hypot_ratio(x, y)
+
+
+def test_repairs_offer_each_polynomial_alone_and_all_together() -> None:
+    # A regime costs a where and a second form: one per polynomial, so that the judge can
+    # take only the regimes a form needs (not one in a branch that never nears the roots).
+    expr = (5 * x**4 - 1) * sp.exp(x) + (x**2 - 2) * sp.sin(x)
+    found = repairs(expr)
+    assert {name for _, name in found} == {"roots_regime"}
+    assert sorted(len(form.atoms(sp.Piecewise)) for form, _ in found) == [1, 1, 2]
+    assert repairs(sp.exp(x) + x) == []
