@@ -533,6 +533,50 @@ _ALL_FAR = (3e38, -3e38)
 _TINY_PAIRS = ((1e-36, 1e-30), (1e-30, 1e-36), (-1e-30, 1e-20))
 
 
+# One input exactly 0, the others ordinary: exact zeros are the commonest special input (a
+# residual of 0), and random pairs of grid values seldom put one beside an ordinary value.
+# Not scored with the grid (a handful of points would tip near-ties between forms by their
+# rounding): `best` drops a candidate that is NaN or inf at more of them than another is,
+# where the truth is finite (log(1 + x**2/y)'' as 2*((y/x)/x - 1)/(x + y/x)**2 at x = 0).
+_ZERO_BESIDE = (0.999, 0.5, -2.0, 30.0)
+
+
+@functools.lru_cache(maxsize=8)
+def zero_points(n_vars: int) -> np.ndarray:
+    """Points with one input 0 and the others ordinary, shape (n_vars, n); none for one input
+    (the grid holds 0)."""
+    if n_vars == 1:
+        return np.zeros((1, 0))
+    columns = []
+    for i in range(n_vars):
+        for j in range(len(_ZERO_BESIDE)):
+            column = [_ZERO_BESIDE[(j + m) % len(_ZERO_BESIDE)] for m in range(n_vars)]
+            column[i] = 0.0
+            columns.append(column)
+    points = np.array(columns, dtype=np.float32).astype(np.float64).T
+    points.setflags(write=False)
+    return points
+
+
+@functools.lru_cache(maxsize=256)
+def _zero_truth(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None) -> np.ndarray:
+    """Where the truth is finite at zero_points (and the function itself, `domain`, real)."""
+    points = zero_points(len(symbols))
+    finite = np.isfinite(reference(truth_expr, symbols, points))
+    if domain is not None:
+        finite &= np.isfinite(reference(domain, symbols, points))
+    return finite
+
+
+def _nonfinite_at_zeros(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None) -> int:
+    finite = _zero_truth(truth_expr, symbols, domain)
+    if not finite.any():
+        return 0
+    with np.errstate(all="ignore"):
+        values = np.broadcast_to(evaluate32(expr, symbols, zero_points(len(symbols))), finite.shape)
+    return int(np.count_nonzero(finite & ~np.isfinite(values)))
+
+
 def _corners(n_vars: int) -> np.ndarray:
     columns = []
     for i in range(n_vars):
@@ -1260,6 +1304,9 @@ def best(
     the subexpressions in `shared`), measured where the truth (and `domain`, see
     judged_points) is defined."""
     unique = list(dict.fromkeys(candidates))
+    if len(unique) > 1 and len(symbols) > 1:
+        failures = [_nonfinite_at_zeros(c, truth_expr, symbols, domain) for c in unique]
+        unique = [c for c, n in zip(unique, failures) if n == min(failures)]
     if len(unique) == 1:
         return unique[0]
     points, truth, lost = judged_points(truth_expr, symbols, domain)

@@ -179,3 +179,35 @@ def test_cost_leaves_out_what_the_lower_orders_computed() -> None:
     assert judge.cost(reuse) > judge.cost(fresh)
     computed = frozenset(n for e in (h, a, b) for n in sp.preorder_traversal(e))
     assert judge.cost(reuse, computed) < judge.cost(fresh, computed)
+
+
+def test_best_drops_forms_that_are_nan_at_a_zero_input() -> None:
+    # Exact zeros are the commonest special input. 2*((y/x)/x - 1)/(x + y/x)**2 is the more
+    # accurate of the two on the grid (it was log(1 + x**2/y)'' once) but inf/inf at x = 0,
+    # where the truth is 2/y: the other is taken.
+    truth = 2 * (y - x**2) / (x**2 + y) ** 2
+    at_zero_nan = 2 * (ipow(y / x, 1) / x - 1) / (x + y / x) ** 2
+    finite = -2 * (x**2 - y) / (x**2 + y) ** 2
+    points, values, _ = judge.judged_points(truth, (x, y))
+    scores = [judge._scored(c, (x, y), points, values) for c in (at_zero_nan, finite)]
+    assert scores[0] < scores[1]
+    assert judge.best([at_zero_nan, finite], truth, (x, y)) == finite
+    zeros = judge.zero_points(2)
+    assert ((zeros == 0).sum(axis=0) == 1).all() and zeros.shape[1] >= 6
+
+
+def test_cauchy_loss_second_derivative_at_a_zero_residual(load_module) -> None:
+    # log(1 + x**2/y)'' = 2*(y - x**2)/(x**2 + y)**2 is 2/y at x = 0. The judge once took
+    # 2*((y/x)/x - 1)/(x + y/x)**2, inf/inf there, for want of such points.
+    import tensorflow as tf
+
+    from partials import tf_partials
+
+    fn = load_module("log(1 + x**2/y)", "cauchy").cauchy
+    xs, ys = [0.0, 0.0, 1e-30, 1e20, 3.0], [1.0, 0.25, 2.0, 1.0, 0.5]
+    for dtype in (tf.float32, tf.float64):
+        got = tf_partials(tf, fn, [tf.constant(xs, dtype), tf.constant(ys, dtype)], 2)
+        second = got[(0, 0)].numpy()
+        for a, b, value in zip(xs, ys, second):
+            true = 2 * (b - a * a) / (a * a + b) ** 2
+            assert math.isclose(value, true, rel_tol=1e-5, abs_tol=1e-37), (a, b, value)

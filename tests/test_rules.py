@@ -366,6 +366,22 @@ CASES: tuple[Case, ...] = (
         {x: (0.6687403321266174, 0.6687402725219727, -0.6687403321266174)},
         tolerance=1e-15,
     ),
+    # At x = 1e20, x**2 overflows: (x**2 - y)/(x**2 + y) is inf/inf = NaN; the truth is 1.
+    Case(
+        "difference_over_sum",
+        (x**2 - y) / (x**2 + y),
+        1 - 2 * ipow(y / (x**2 + y), 1),
+        {x: (1e20, -3e30), y: (1.0, 2.0)},
+        truth=(1.0, 1.0),
+    ),
+    # The mirror image: b = x**2 overflows, and 2*a/(a + b) - 1 is -1.
+    Case(
+        "sum_over_difference",
+        (1 - x**2) / (1 + x**2),
+        2 * ipow(1 / (x**2 + 1), 1) - 1,
+        {x: (1e20, -3e30)},
+        truth=(-1.0, -1.0),
+    ),
     # The gamma kernel x**y*exp(-x): at x = y = 31.8 the power overflows (inf*1.6e-14; the
     # truth is 8.6e33), at x = 90 exp(-x) flushes (0; the truth is 2.1e-35); one exp of
     # the sum is finite, within the rounding of its argument (about 80: 6 bits).
@@ -1336,6 +1352,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("factor_at_roots", x**9 - 2),  # beyond the degree it factors
     ("factor_at_roots", x**2 - 3 * x * y + y**2),  # two inputs
     ("roots_regime", x**2 + 1),  # no real root
+    # The two sums do not share their terms.
+    ("difference_over_sum", (x - y) / (x + 2 * y)),
+    ("difference_over_sum", (x - 1) / (y + 1)),
+    ("sum_over_difference", (x**2 - y) * (x**2 + y)),  # a product, not a quotient
     ("roots_regime", x**3 + x),  # a root at 0 only
     ("difference_of_squares", x**2 + y**2),
     ("difference_of_squares", x**3 - y**2),
