@@ -109,6 +109,16 @@ def test_gaussian_nll_in_log_scale_at_a_perfect_fit(load_module) -> None:
     )
 
 
+def test_gaussian_nll_in_log_scale_where_the_square_overflows(load_module) -> None:
+    # (x - y)**2*exp(-2z) at x = 1e20, z = 30: the square overflows, the product is 4.4e13
+    # ((x - y)*exp(-z))**2 (balance_power_exp).
+    x, y, z = sp.symbols("x y z", real=True)
+    text = "(x - y)**2/(2*exp(2*z)) + z"
+    fn = load_module(text, "nll_log_scale", ["x", "y", "z"]).nll_log_scale
+    truth = (x - y) ** 2 / (2 * sp.exp(2 * z)) + z
+    _check(fn, truth, [x, y, z], [(1e20, 0.5, 30.0), (-3e25, 2.0, 45.0)], tol=8e-7)
+
+
 def test_log1mexp_second_derivative_near_the_overflow(load_module) -> None:
     # f'' = -1/(expm1(x)*expm1(-x)): at x = 7e-20 the product (-4.9e-39) flushes to 0 in
     # float32 while f'' = -2.0e38 is finite; dividing one factor at a time keeps it.

@@ -366,6 +366,13 @@ CASES: tuple[Case, ...] = (
         {x: (0.6687403321266174, 0.6687402725219727, -0.6687403321266174)},
         tolerance=1e-15,
     ),
+    # At x = 1e20, z = 30 the square overflows: inf*8.8e-27; the truth is 8.8e13.
+    Case(
+        "balance_power_exp",
+        (x - y) ** 2 * sp.exp(-2 * t),
+        ipow(mul_exp(x - y, -t), 2),
+        {x: (1e20, -3e25), y: (0.5, 2.0), t: (30.0, 40.0)},
+    ),
     # At x = 1e20, x**2 overflows: (x**2 - y)/(x**2 + y) is inf/inf = NaN; the truth is 1.
     Case(
         "difference_over_sum",
@@ -1352,6 +1359,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("factor_at_roots", x**9 - 2),  # beyond the degree it factors
     ("factor_at_roots", x**2 - 3 * x * y + y**2),  # two inputs
     ("roots_regime", x**2 + 1),  # no real root
+    ("balance_power_exp", x * sp.exp(-x)),  # no power to balance
+    ("balance_power_exp", 2**x * sp.exp(-x)),  # a number's power
     # The two sums do not share their terms.
     ("difference_over_sum", (x - y) / (x + 2 * y)),
     ("difference_over_sum", (x - 1) / (y + 1)),
