@@ -9,6 +9,7 @@ Hands on: strings of Python code for the templates.
 
 from __future__ import annotations
 
+import math
 import re
 
 import sympy as sp
@@ -105,6 +106,12 @@ def number_literal(value: sp.Expr) -> str:
         raise GeneratorError(f"the constant {value} has no numeric value") from None
     if number.imag != 0:
         raise GeneratorError(f"the constant {value} is not real")
+    if math.isnan(number.real):
+        raise GeneratorError(f"the constant {value} is undefined (nan)")
+    if math.isinf(number.real):
+        # A branch at a pole: lgamma(max(x, 0)) is lgamma(0) = inf for x < 0, as TF's lgamma.
+        # repr would write `inf`, an undefined name in the module.
+        return 'float("inf")' if number.real > 0 else '-float("inf")'
     return repr(float(number.real))
 
 
@@ -193,7 +200,7 @@ class TFPrinter(ProductOrder, StrPrinter):
     def doprint(self, expr: sp.Expr) -> str:  # type: ignore[override]
         # SymPy joins factors as `a*b` and `a/b`; black writes `a * b`. Printed its way, a
         # module whose lines fit is black-clean as rendered, and black.format_str skips its
-        # second pass (13 ms of a cold CLI run). Printed code holds no string literals.
+        # second pass (13 ms of a cold CLI run). Its one string literal, float("inf"), has no * or /.
         return _BARE_PRODUCT.sub(r" \1 ", self._print(expr))
 
     # numbers --------------------------------------------------------------

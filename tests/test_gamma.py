@@ -440,3 +440,17 @@ def test_the_stand_ins_take_a_number_argument() -> None:
     ):
         assert got.dtype == np.float32
         assert (judge.bits_of_error(got, truth) <= 2).all(), (got, truth)
+
+
+@pytest.mark.parametrize("text", ["lgamma(max(x, 0))", "lbeta(max(x, 0), 1.5)"])
+def test_a_branch_at_a_pole_is_inf(load_module, tf, text) -> None:
+    # For x < 0 the function is lgamma(0) (lbeta(0, 1.5)), a pole: inf, as TF's lgamma. The
+    # branch's constant was printed `inf`, an undefined name in the module (fuzz seed 3468).
+    fn = load_module(text, "at_pole").at_pole
+    x = tf.constant([-1.0, 0.6], tf.float32)
+    got = tf_partials(tf, fn, [x], 1)
+    value, slope = got[()].numpy(), got[(0,)].numpy()
+    assert value[0] == np.inf and slope[0] == 0
+    u = mpmath.mpf(float(x.numpy()[1]))
+    true = mpmath.loggamma(u) if "lgamma" in text else mpmath.log(mpmath.beta(u, 1.5))
+    assert math.isclose(value[1], float(true), rel_tol=1e-6)
