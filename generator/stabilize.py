@@ -1453,25 +1453,43 @@ def _power_of_sigmoid(node: sp.Expr) -> sp.Expr | None:
     return sp.exp(-node.exp * softplus(-node.base.args[0]))
 
 
+def _exp_sum_args(f: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(a, c) for log(exp(a) + exp(c)): softplus(a) is logaddexp(a, 0)."""
+    return (f.args[0], sp.Integer(0)) if isinstance(f, softplus) else f.args
+
+
 def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
     """softplus(a) - softplus(b) = log1p(expm1(a - b)*sigmoid(b)) for 0 <= a - b < 80 (and the
     mirror image for b > a): the difference of two log-likelihoods of logistic models cancels
     where a is near b (softplus(1.2e-13) and softplus(0) both round to log(2): 0, the truth is
     5.8e-14). Elsewhere the difference stays: expm1 would overflow, and the difference is
     then at least 80; or both softplus are below exp(-80) and accurate to the last bit
-    relative."""
-    found = _pair_of_opposites(node, lambda f: isinstance(f, softplus))
+    relative. Likewise logaddexp(a, c) - logaddexp(b, c) = log1p(expm1(a - b)*sigmoid(b - c))
+    for a shared c (softplus(u) is logaddexp(u, 0)): logaddexp(x, y) - logaddexp(0, y) was
+    0 at x = y = -7.5e-9, the truth -3.8e-9."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, (softplus, logaddexp)))
     if found is None:
         return None
     c, plus, minus, rest = found
-    a, b = plus.args[0], minus.args[0]
+    (a, p), (b, q) = _exp_sum_args(plus), _exp_sum_args(minus)
+    # The shared argument: the second of each, after swapping logaddexp's (it is symmetric).
+    for (a, p), (b, q) in itertools.product(((a, p), (p, a)), ((b, q), (q, b))):
+        if p == q:
+            break
+    else:
+        return None
     d = sp.expand(a - b)
     # The sigmoid of the smaller argument above -80, where it would flush to 0 in float32
     # while its product with expm1 need not (softplus(-10) - softplus(-89) is 4.5e-5).
+    lower, upper = sp.expand(b - p), sp.expand(a - p)
+    # Elsewhere the difference as written where c is below both (shifted, (a - c) - (b - c)
+    # would round where c << a, b); where c dominates, both terms are about c and cancel
+    # (logaddexp(x, y) - logaddexp(0, y) at x = y = 3e9 is log(2)): shifted by c there.
+    far = [(plus - minus, True)] if p == 0 else [(plus - minus, (p < a) & (p < b)), (softplus(upper) - softplus(lower), True)]
     return rest + c * sp.Piecewise(
-        (log1p(expm1(d) * sigmoid(b)), (d >= 0) & (d < 80) & (b > -80)),
-        (-log1p(expm1(-d) * sigmoid(a)), (d < 0) & (d > -80) & (a > -80)),
-        (plus - minus, True),
+        (log1p(expm1(d) * sigmoid(lower)), (d >= 0) & (d < 80) & (lower > -80)),
+        (-log1p(expm1(-d) * sigmoid(upper)), (d < 0) & (d > -80) & (upper > -80)),
+        *far,
     )
 
 
@@ -2032,7 +2050,7 @@ VARIANTS: tuple[Rule, ...] = (
     ),
     Rule(
         "softplus_difference",
-        "softplus(a) - softplus(b) cancels where a is near b; log1p(expm1(a - b)*sigmoid(b)) does not",
+        "softplus(a) - softplus(b) (or logaddexp(a, c) - logaddexp(b, c)) cancels where a is near b; log1p(expm1(a - b)*sigmoid(b - c)) does not",
         _softplus_difference,
     ),
     Rule(

@@ -768,6 +768,20 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (float(np.float32(1.16e-13)),), y: (0.0,)},
     ),
+    # logaddexp(x, y) - logaddexp(0, y), y shared: 0 at x = y = -7.5e-9 (truth -3.8e-9), and
+    # at x = y = 3e9, where both are about y (truth log(2)); shifted by y there.
+    Case(
+        "softplus_difference",
+        logaddexp(x, y) - logaddexp(0, y),
+        -sp.Piecewise(
+            (log1p(expm1(-x) * sigmoid(x - y)), (-x >= 0) & (-x < 80) & (x - y > -80)),
+            (-log1p(expm1(x) * sigmoid(-y)), (-x < 0) & (-x > -80) & (-y > -80)),
+            (logaddexp(0, y) - logaddexp(x, y), (y < 0) & (y < x)),
+            (softplus(-y) - softplus(x - y), True),
+        ),
+        {x: (-7.5e-9, 3e9), y: (-7.5e-9, 3e9)},
+        label="shared",
+    ),
     # sigmoid(1.2e-13) and sigmoid(0) both round to 1/2: the difference is 0; the truth is
     # 2.9e-14. (Matched from its negative term, as softplus_difference is.)
     Case(
@@ -1283,6 +1297,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # A sum of softplus, and a difference with different coefficients.
     ("softplus_difference", softplus(x) + softplus(y)),
     ("softplus_difference", softplus(x) - 2 * softplus(y)),
+    ("softplus_difference", logaddexp(x, y) - logaddexp(t, 2 * y)),  # nothing shared
     # A sum of sigmoids; the log of a difference with more beside it.
     ("sigmoid_gap", sigmoid(x) + sigmoid(y)),
     ("log_sigmoid_gap", sp.log(sigmoid(x) - sigmoid(y) + t)),
