@@ -1899,6 +1899,34 @@ def _balance_power_exp(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _squares_to_hypot(node: sp.Expr) -> sp.Expr | None:
+    """r/(a**2 + b**2 + ...)**k = r/h**(2k), h = hypot(a, b, ...); with a leg u among r's
+    factors, u/h = hypot_ratio(u, ...): the squares overflow or flush where the quotient need
+    not (atan2(y, x)' = -y/(x**2 + y**2), times hypot(x, y), is inf/inf at x = y = -1e25
+    and 0/0 at -1e-20; -hypot_ratio(y, x) is not)."""
+    factors = sp.Mul.make_args(node)
+    for f in factors:
+        if not (isinstance(f, sp.Pow) and f.exp.is_Integer and f.exp < 0):
+            continue
+        h = _hypot_of_squares(f.base)
+        if h is None or any(p.is_number for p in _hypot_legs(h)):
+            continue  # 1/(1 + x**2) is rational_far's
+        n = -2 * int(f.exp)
+        others = list(factors)
+        others.remove(f)
+        legs = _hypot_legs(h)
+        for i, u in enumerate(legs):
+            if u in others and not u.is_number:
+                rest = legs[:i] + legs[i + 1 :]
+                rest = rest[0] if len(rest) == 1 else _hypot_of_squares(sp.Add(*(leg**2 for leg in rest)))
+                if rest is None:
+                    continue
+                others.remove(u)
+                return sp.Mul(*others) * hypot_ratio(u, rest) * h ** (1 - n)
+        return sp.Mul(*others) * h ** (-n)
+    return None
+
+
 def _halves(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
     """(r, a, b, a + b) for a product r*(a - b)/(a + b) whose two sums share their terms
     but for the sign of b: (x**2 - y)/(x**2 + y) has a = x**2, b = y."""
@@ -1951,6 +1979,13 @@ VARIANTS: tuple[Rule, ...] = (
         "balance_power_exp",
         "u**k*exp(v) is inf*0 where u**k overflows and exp(v) brings the product back; (u*exp(v/k))**k is not",
         _balance_power_exp,
+        stacks=True,
+    ),
+    Rule(
+        "squares_to_hypot",
+        "r/(a**2 + b**2) overflows or flushes in the squares where the quotient need not; r/hypot(a, b)**2, a leg of r as hypot_ratio, does not",
+        _squares_to_hypot,
+        top_down=True,
         stacks=True,
     ),
     Rule(

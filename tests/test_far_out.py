@@ -119,6 +119,28 @@ def test_gaussian_nll_in_log_scale_where_the_square_overflows(load_module) -> No
     _check(fn, truth, [x, y, z], [(1e20, 0.5, 30.0), (-3e25, 2.0, 45.0)], tol=8e-7)
 
 
+def test_polar_slope_where_the_squares_overflow_or_flush(load_module) -> None:
+    # d/dy atan2(y, x)*hypot(x, y) = atan2(y, x)*y/h + x/h: SymPy's -y/(x**2 + y**2) times h
+    # was inf/inf at x = y = -1e25 and 0/0 at -1e-20 (squares_to_hypot).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("atan2(y, x)*hypot(x, y)", "polar", ["x", "y"]).polar
+    truth = {
+        (): sp.atan2(y, x) * sp.sqrt(x**2 + y**2),
+        (0,): sp.atan2(y, x) * x / sp.sqrt(x**2 + y**2) - y / sp.sqrt(x**2 + y**2),
+        (1,): sp.atan2(y, x) * y / sp.sqrt(x**2 + y**2) + x / sp.sqrt(x**2 + y**2),
+    }
+    import tensorflow as tf
+
+    points = [(-1e25, -1e25), (-1e-20, -1e-20), (3.0, -4.0)]
+    columns = [tf.constant([p[i] for p in points], tf.float32) for i in range(2)]
+    got = tf_partials(tf, fn, columns, 1)
+    for index in ((), (0,), (1,)):
+        for point, value in zip(points, got[index].numpy()):
+            at = {x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}
+            true = float(truth[index].subs(at).evalf(60))
+            assert abs(value - true) <= 4e-7 * abs(true), (index, point, value, true)
+
+
 def test_log1mexp_second_derivative_near_the_overflow(load_module) -> None:
     # f'' = -1/(expm1(x)*expm1(-x)): at x = 7e-20 the product (-4.9e-39) flushes to 0 in
     # float32 while f'' = -2.0e38 is finite; dividing one factor at a time keeps it.

@@ -373,6 +373,14 @@ CASES: tuple[Case, ...] = (
         ipow(mul_exp(x - y, -t), 2),
         {x: (1e20, -3e25), y: (0.5, 2.0), t: (30.0, 40.0)},
     ),
+    # atan2(y, x)'s slope -y/(x**2 + y**2) times hypot(x, y): inf/inf at x = y = -1e25, 0/0
+    # at -1e-20; the truth is -+0.707.
+    Case(
+        "squares_to_hypot",
+        -y * hypot(x, y) / (x**2 + y**2),
+        -hypot_ratio(y, x),
+        {x: (-1e25, -1e-20), y: (-1e25, -1e-20)},
+    ),
     # At x = 1e20, x**2 overflows: (x**2 - y)/(x**2 + y) is inf/inf = NaN; the truth is 1.
     Case(
         "difference_over_sum",
@@ -1374,6 +1382,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("factor_at_roots", x**9 - 2),  # beyond the degree it factors
     ("factor_at_roots", x**2 - 3 * x * y + y**2),  # two inputs
     ("roots_regime", x**2 + 1),  # no real root
+    ("squares_to_hypot", 1 / (1 + x**2)),  # a number among the squares
+    ("squares_to_hypot", x / (x**2 - y**2)),  # not a sum of squares
     ("balance_power_exp", x * sp.exp(-x)),  # no power to balance
     ("balance_power_exp", 2**x * sp.exp(-x)),  # a number's power
     # The two sums do not share their terms.
