@@ -8,8 +8,9 @@ Two shapes, for functions of one variable, found by measurement:
   emit either the limit, where the true value rounds to it, or the leading
   term of an exponential tail, c(x)*exp(k*g(x)), where it equals the true
   value to double precision (expm1(x)/x is exp(x)/x for x > 40), multiplied
-  as c*exp(kg/2)*exp(kg/2) so that it is finite wherever the true value is;
-  inside, evaluate the form on clip(x). Only where the form is NaN/inf, or
+  as c*exp(kg/2)*exp(kg/2) so that it is finite wherever the true value is,
+  or the asymptotic series in 1/x of a tail whose terms cancel algebraically
+  (a difference of digammas less 1/x); inside, evaluate the form on clip(x). Only where the form is NaN/inf, or
   wrong at a value above NEGLIGIBLE: a regime costs every call several ops.
 - series: near a removable singularity or cancellation at 0 (sin(x)/x,
   expm1(x)/x and their derivatives), emit the Taylor polynomial below a
@@ -53,6 +54,10 @@ FAR_OUT = 8.0
 NEGLIGIBLE = 2.0**-102  # 2**24 times float32's smallest normal
 MAX_TAIL_DIGITS = 1500
 TAIL_MAX_OPS = 150  # a size limit on the leading-term expansion, as SERIES_MAX_OPS
+ALGEBRAIC_TERMS = 12  # orders in 1/x of an algebraic tail (_algebraic_tail)
+# Where an algebraic tail may start: powers of two from FAR_OUT, each checked there and at
+# 2, 4 and 16 times it (the error of an asymptotic series falls as |x| grows).
+ALGEBRAIC_THRESHOLDS = tuple(2.0**k for k in range(3, 61))
 _HYPERBOLIC = (sp.tanh, sp.cosh, sp.sinh, sp.coth, sp.sech, sp.csch)
 
 
@@ -111,7 +116,12 @@ def add_regimes(
             continue
         # Per side, the option that measures best: the leading term of an exponential
         # tail, or the constant limit.
-        for option in (_exp_tail(truth, x, sign, xs), _asymptote(expr, truth, x, sign, xs, reference)):
+        options = (
+            _exp_tail(truth, x, sign, xs),
+            _asymptote(expr, truth, x, sign, xs, reference),
+            _algebraic_tail(truth, x, sign),
+        )
+        for option in options:
             if option is None:
                 continue
             trial = judge.score(_split(result, {**sides, sign: option}, x), (x,), points, reference)
@@ -205,6 +215,66 @@ def _exp_tail(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> tuple[
     guarded = clip(bounded, t, bound) if sign > 0 else clip(bounded, -bound, -t)
     form = c if k == 0 else mul_exp(c, k * g)
     return form.xreplace({x: guarded}), t
+
+
+def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, sp.Expr] | None:
+    """(form, threshold) on one side: beyond the threshold, `truth`'s asymptotic series in
+    1/x, SymPy's to ALGEBRAIC_TERMS orders, as a polynomial in 1/x where it matches the
+    truth to SINGLE_TOLERANCE (float32) or DOUBLE_TOLERANCE (float64) from a power of two
+    on. For a tail whose terms cancel algebraically: Student's t normaliser
+    lgamma((x + 1)/2) - lgamma(x/2) - log(x)/2 has the derivative
+    (digamma((x + 1)/2) - digamma(x/2) - 1/x)/2 = 1/(4*x**2) - 1/(8*x**4) + ..., and the
+    digamma difference is 1/x to float32's precision for x > 1e3. Not where the series has
+    a log or a fractional power, nor through functions nested deeper than two."""
+    textbook = naive(truth)
+    if not _expandable(textbook) or _nesting(textbook) > 2:
+        return None
+    if textbook.has(lgamma, sp.polygamma):
+        if sign < 0:
+            return None  # poles at every negative integer: no tail
+        textbook = textbook.replace(lgamma, sp.loggamma)  # log|gamma| is loggamma for x > 0
+    y, t = sp.Dummy("y", positive=True), sp.Dummy("t", positive=True)
+    try:
+        series = sp.series(textbook.xreplace({x: sign * y}), y, sp.oo, ALGEBRAIC_TERMS).removeO()
+        in_t = sp.expand(series.xreplace({y: 1 / t}))
+        if in_t.has(y) or not in_t.is_polynomial(t):
+            return None
+        coeffs = [sp.N(c, 30) for c in sp.Poly(in_t, t).all_coeffs()]
+    except (ArithmeticError, ValueError, TypeError, NotImplementedError, sp.PolynomialError, sp.PoleError):
+        return None
+    if not all(c.is_Number and c.is_finite for c in coeffs) or all(c == 0 for c in coeffs):
+        return None
+    exact = judge._mp_function(truth, (x,))
+    poly = sp.lambdify(t, sp.Add(*(c * t**k for k, c in enumerate(reversed(coeffs)))), modules="mpmath")
+    found: dict[float, float] = {}
+    with mpmath.workdps(40):
+        for m in ALGEBRAIC_THRESHOLDS:
+            errors = []
+            for p in (m, 2 * m, 4 * m, 16 * m):
+                try:
+                    true = exact(mpmath.mpf(sign * float(p)))
+                    approx = poly(1 / mpmath.mpf(float(p)))
+                except (ArithmeticError, ValueError, TypeError):
+                    errors = []
+                    break
+                if not (isinstance(true, mpmath.mpf) and mpmath.isfinite(true)) or true == 0:
+                    errors = []
+                    break
+                errors.append(abs(approx - true) / abs(true))
+            if not errors:
+                continue
+            for tolerance in (SINGLE_TOLERANCE, DOUBLE_TOLERANCE):
+                if tolerance not in found and max(errors) <= tolerance:
+                    found[tolerance] = float(m)
+            if DOUBLE_TOLERANCE in found:
+                break
+    if SINGLE_TOLERANCE not in found:
+        return None
+    single = sp.Float(found[SINGLE_TOLERANCE], 17)
+    double = sp.Float(found.get(DOUBLE_TOLERANCE, float(FLOAT_MAX)), 17)
+    threshold = single if single == double else by_dtype(single, double)
+    guarded = clip(x, threshold, FLOAT_MAX) if sign > 0 else clip(x, -FLOAT_MAX, -threshold)
+    return polyval(sp.Tuple(*(sp.Float(c, 20) for c in coeffs)), sign / guarded), threshold
 
 
 def _leading_exp_term(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, sp.Rational, sp.Expr] | None:

@@ -19,6 +19,7 @@ import sympy as sp
 from generator import judge, regimes
 from generator.primitives import (
     by_dtype,
+    clip,
     exp_finite,
     mul_exp,
     naive,
@@ -322,3 +323,45 @@ def test_no_roots_regime_where_the_factored_form_is_good() -> None:
 
     derivation = derive(parse("x*(1 + erf(x/sqrt(2)))/2"), (x,), 2)
     assert not derivation.partials[("x", "x")].has(sp.Piecewise)
+
+
+def test_algebraic_tail_of_student_t_normaliser() -> None:
+    # (digamma((x + 1)/2) - digamma(x/2) - 1/x)/2 = 1/(4*x**2) - 1/(8*x**4) + ...: as a
+    # polynomial in 1/x beyond a power of two, in each dtype.
+    from generator.primitives import lgamma
+
+    slope = sp.diff(lgamma((x + 1) / 2) - lgamma(x / 2) - sp.log(x) / 2, x)
+    form, threshold = regimes._algebraic_tail(slope, x, 1)
+    coeffs, argument = form.args
+    assert [float(c) for c in coeffs[-5:]] == [-0.125, 0.0, 0.25, 0.0, 0.0]
+    assert argument == 1 / clip(x, threshold, regimes.FLOAT_MAX)  # finite if not taken
+    assert [float(a) for a in threshold.args] == [
+        16.0,
+        128.0,
+    ]  # by_dtype(float32, float64)
+    # No tail through the poles below 0, and none with a log in it (lgamma itself).
+    assert regimes._algebraic_tail(slope, x, -1) is None
+    assert regimes._algebraic_tail(lgamma(x), x, 1) is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_student_t_normaliser_slopes_far_out(load_module, dtype) -> None:
+    # Its slope is a difference of digammas less 1/n: 1/n to float32's precision from
+    # n = 1e3 on, where the slope is 2.5e-7 (it lost 11 bits at 1e3, 14 at 1e4).
+    import tensorflow as tf
+
+    n = sp.Symbol("n", real=True)
+    truth = sp.loggamma((n + 1) / 2) - sp.loggamma(n / 2) - sp.log(n) / 2
+    fn = load_module(
+        "lgamma((n+1)/2) - lgamma(n/2) - log(n)/2", "normaliser"
+    ).normaliser
+    points = [200.0, 1e3, 1e5, 1e20]
+    got = tf_partials(tf, fn, [tf.constant(points, dtype=dtype)], 2)
+    tol = {"float32": 4 * 2.0**-24, "float64": 8 * 2.0**-53}[dtype]
+    for order, index in ((1, (0,)), (2, (0, 0))):
+        derivative = sp.diff(truth, n, order)
+        for point, value in zip(points, got[index].numpy()):
+            true = float(derivative.evalf(60, subs={n: sp.Float(point, 60)}))
+            if abs(true) < float(np.finfo(dtype).tiny):
+                true = 0.0  # TF flushes subnormals on the CPU
+            assert abs(value - true) <= tol * abs(true), (order, point, value, true)
