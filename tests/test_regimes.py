@@ -365,3 +365,34 @@ def test_student_t_normaliser_slopes_far_out(load_module, dtype) -> None:
             if abs(true) < float(np.finfo(dtype).tiny):
                 true = 0.0  # TF flushes subnormals on the CPU
             assert abs(value - true) <= tol * abs(true), (order, point, value, true)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        # Both terms tend to pi/2: 0 in float32 from x = 1.7e7 on, where the truth is -1/x.
+        ("atan(x) - pi/2", sp.atan(x) - sp.pi / 2),
+        # digamma(x) - log(x) = -1/(2x) - 1/(12x**2) + ...: 20 bits lost at x = 1e6.
+        ("digamma(x) - log(x)", sp.digamma(x) - sp.log(x)),
+        # x*log(1 + 1/x)' = log1p(1/x) - 1/(x + 1) = 1/(2x**2) - ...
+        ("x*log(1 + 1/x)", x * sp.log(1 + 1 / x)),
+    ],
+)
+def test_algebraic_tails_far_out(load_module, text, truth) -> None:
+    import tensorflow as tf
+
+    fn = load_module(text, "tailed_algebraically").tailed_algebraically
+    points = [40.0, 1e3, 1e6, 1e12]
+    got = tf_partials(tf, fn, [tf.constant(points, dtype=tf.float32)], 1)
+    for order, index in ((0, ()), (1, (0,))):
+        derivative = sp.diff(truth, x, order)
+        for point, value in zip(points, got[index].numpy()):
+            true = float(derivative.evalf(60, subs={x: sp.Float(point, 60)}))
+            if abs(true) < float(np.finfo(np.float32).tiny):
+                true = 0.0
+            assert abs(value - true) <= 4 * 2.0**-24 * abs(true), (
+                order,
+                point,
+                value,
+                true,
+            )
