@@ -23,6 +23,8 @@ _RULE_WHY = {rule.name: rule.why for rule in (*RULES, *VARIANTS, *REPAIRS)} | {
     "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
     "asymptote": "far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the "
     "leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value",
+    "algebraic_tail": "far out the form's terms cancel algebraically (a difference of digammas less 1/x); beyond "
+    "a measured threshold its asymptotic series in 1/x equals the true value",
     "exp_finite": "far out exp(u) is inf and a quotient of exponentials inf/inf; exp held below overflow "
     "gives the finite limit (used where regimes are not: with parameters, or several inputs)",
     "sigmoid_slope": "sigmoid(u)*sigmoid(-u) as exp(-|u|)/(1 + exp(-|u|))**2: one exp, half the rounding of two "

@@ -569,6 +569,7 @@ def _zero_truth(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.
 
 
 def _nonfinite_at_zeros(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None) -> int:
+    """How many zero_points `expr` is NaN or inf at, in float32, where the truth is finite."""
     finite = _zero_truth(truth_expr, symbols, domain)
     if not finite.any():
         return 0

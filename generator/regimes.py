@@ -10,8 +10,9 @@ Two shapes, for functions of one variable, found by measurement:
   value to double precision (expm1(x)/x is exp(x)/x for x > 40), multiplied
   as c*exp(kg/2)*exp(kg/2) so that it is finite wherever the true value is,
   or the asymptotic series in 1/x of a tail whose terms cancel algebraically
-  (a difference of digammas less 1/x); inside, evaluate the form on clip(x). Only where the form is NaN/inf, or
-  wrong at a value above NEGLIGIBLE: a regime costs every call several ops.
+  (a difference of digammas less 1/x); inside, evaluate the form on clip(x).
+  Only where the form is NaN/inf, or wrong at a value above NEGLIGIBLE: a
+  regime costs every call several ops.
 - series: near a removable singularity or cancellation at 0 (sin(x)/x,
   expm1(x)/x and their derivatives), emit the Taylor polynomial below a
   threshold chosen where the polynomial is exact to double precision. Also at a
@@ -115,7 +116,7 @@ def add_regimes(
         if not (gross & (sign * xs > FAR_OUT)).any():
             continue
         # Per side, the option that measures best: the leading term of an exponential
-        # tail, or the constant limit.
+        # tail, the constant limit, or an algebraic tail.
         options = (
             _exp_tail(truth, x, sign, xs),
             _asymptote(expr, truth, x, sign, xs, reference),
@@ -127,13 +128,15 @@ def add_regimes(
             trial = judge.score(_split(result, {**sides, sign: option}, x), (x,), points, reference)
             if trial < score:
                 sides[sign], score = option, trial
+    series = result.has(polyval)
     if sides:
         result = _split(result, sides, x)
     # `score` is the result's; the form's own is the mean of `bits` (judge.score).
     # A series at a singular point is kept at equal score: it is there for the point itself.
     if result is expr or (score >= bits[defined].mean() and not at_singular):
         return expr, ()
-    notes = (("series",) if result.has(polyval) else ()) + (("asymptote",) if sides else ())
+    tails = {"algebraic_tail" if value.has(polyval) else "asymptote" for value, _ in sides.values()}
+    notes = (("series",) if series else ()) + tuple(sorted(tails))
     return result, notes
 
 

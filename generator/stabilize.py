@@ -1874,10 +1874,6 @@ def _scale_quotient(node: sp.Expr) -> sp.Expr | None:
     return _scaled(over_m(p) / over_m(q), m, d)
 
 
-# Not in RULES: the derivation offers each candidate with and without each of these,
-# and the judge keeps a variant only where it measures better (each costs ops, and
-# sinc'' loses 0.07 mean bits to the stepwise quotient).
-# `divide_stepwise(expr)` divides every a/b**n in `expr` step by step (one power per pass).
 def _balance_power_exp(node: sp.Expr) -> sp.Expr | None:
     """r*u**k*exp(v) = r*(u*exp(v/k))**k for an integer k >= 2: u**k overflows where the
     product need not ((x - y)**2*exp(-2*z) at x = 1e20, z = 30 is inf*8.8e-27; the truth is
@@ -1967,6 +1963,10 @@ def _sum_over_difference(node: sp.Expr) -> sp.Expr | None:
     return rest * (2 * ipow(a / total, 1) - 1)
 
 
+# Not in RULES: the derivation offers each candidate with and without each of these,
+# and the judge keeps a variant only where it measures better (each costs ops, and
+# sinc'' loses 0.07 mean bits to the stepwise quotient).
+# `divide_stepwise(expr)` divides every a/b**n in `expr` step by step (one power per pass).
 divide_stepwise = Rule(
     "divide_stepwise",
     "a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not",
