@@ -175,17 +175,20 @@ def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
 def _logaddexp_less_argument(node: sp.Expr) -> sp.Expr | None:
     """logaddexp(a, b, ...) - a = logaddexp(0, b - a, ...), softplus(b - a) for two: the
     difference cancels where a dominates (log(exp(x) + exp(y)) - x at x = y = -2.5e38 is
-    -2.5e38 - (-2.5e38) = 0; the truth is log(2))."""
+    -2.5e38 - (-2.5e38) = 0; the truth is log(2)). Also a - logaddexp(a, b, ...), the log
+    of a softmax probability (exp(x - logaddexp(x, y)) was exp(0) = 1 at x = y = -1e19, the
+    truth 1/2)."""
     if not isinstance(node, sp.Add):
         return None
     for term in node.args:
-        if not isinstance(term, logaddexp):
+        sign, lse = term.as_coeff_Mul()
+        if not (isinstance(lse, logaddexp) and sign in (1, -1)):
             continue
-        leaves = _logaddexp_leaves(term)
+        leaves = _logaddexp_leaves(lse)
         for other in node.args:
-            if other is not term and -other in leaves:
+            if other is not term and -sign * other in leaves:
                 rest = sp.Add(*(t for t in node.args if t is not term and t is not other))
-                return rest + _log_sum_exp([leaf + other for leaf in leaves])
+                return rest + sign * _log_sum_exp([leaf + sign * other for leaf in leaves])
     return None
 
 

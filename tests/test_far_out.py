@@ -141,6 +141,15 @@ def test_polar_slope_where_the_squares_overflow_or_flush(load_module) -> None:
             assert abs(value - true) <= 4e-7 * abs(true), (index, point, value, true)
 
 
+def test_softmax_probability_where_both_logits_are_large(load_module) -> None:
+    # exp(x - logaddexp(x, y)) at x = y = -1e19 was exp(0) = 1 (logaddexp rounds to x); the
+    # truth is 1/2, its slopes +-1/4 (logaddexp_shift: -softplus(y - x)).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("exp(x - logaddexp(x, y))", "softmax_p", ["x", "y"]).softmax_p
+    truth = 1 / (1 + sp.exp(y - x))
+    _check(fn, truth, [x, y], [(-1e19, -1e19), (3e30, 3e30), (2.0, -1.0)])
+
+
 def test_log1mexp_second_derivative_near_the_overflow(load_module) -> None:
     # f'' = -1/(expm1(x)*expm1(-x)): at x = 7e-20 the product (-4.9e-39) flushes to 0 in
     # float32 while f'' = -2.0e38 is finite; dividing one factor at a time keeps it.

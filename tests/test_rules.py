@@ -752,6 +752,16 @@ CASES: tuple[Case, ...] = (
         {x: (-2.5e38,), y: (-2.5e38,)},
         tolerance=1e-20,
     ),
+    # The log of a softmax probability, x - logaddexp(x, y): 0 at x = y = -1e19 as
+    # written (logaddexp rounds to x), the truth -log(2).
+    Case(
+        "logaddexp_shift",
+        x - logaddexp(x, y),
+        -softplus(y - x),
+        {x: (-1e19, 3e30), y: (-1e19, 3e30)},
+        label="negated",
+        tolerance=1e-20,
+    ),
     # Nested, as log_sum_exp folds three: logaddexp(logaddexp(x, y), t) - y.
     Case(
         "logaddexp_shift",
@@ -1314,6 +1324,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # Neither argument is subtracted; one is added.
     ("logaddexp_shift", logaddexp(x, y) - t),
     ("logaddexp_shift", logaddexp(x, y) + x),
+    ("logaddexp_shift", -logaddexp(x, y) - x),
+    ("logaddexp_shift", x - 2 * logaddexp(x, y)),
     # No constant beside the where.
     ("constant_into_where", sp.Piecewise((x, x > 0), (-x, True)) + y),
     # exp(x)/erfc(x): no exponent for erfc's tail to absorb. A sum in the log; a negative one.
