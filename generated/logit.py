@@ -5,7 +5,7 @@
 
 Forms computed (after stabilisation):
 
-    f(x) = where(abs((-1 + 2*x)/(-1 + x)) <= 1/2, log1p((-1 + 2*x)/(1 - x)), log(x/(1 - x)))
+    f(x) = where((-1 + 2*x)/(1 - x) <= 1.0e+30 and (-1 + 2*x)/(1 - x) >= -1/2, log1p((-1 + 2*x)/(1 - x)), log(x/(1 - x)))
     f'(x) = -1/(x*(-1 + x))
     f''(x) = (((-1 + 2*x)/x)/(-1 + x))/(x*(-1 + x))
 
@@ -69,20 +69,21 @@ def _logit(x):
     t1 = -1.0 + 2.0 * x
     x_minus_1 = -1.0 + x
     neg_inv_x_minus_1 = -1.0 / x_minus_1
+    t2 = neg_inv_x_minus_1 * t1
     y = tf.where(
-        tf.math.abs(t1 / x_minus_1) <= 0.5,
-        tf.math.log1p(neg_inv_x_minus_1 * t1),
+        tf.math.logical_and(t2 <= 1e30, t2 >= -0.5),
+        tf.math.log1p(t2),
         tf.math.log(neg_inv_x_minus_1 * x),
     )
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            t2 = 1.0 / x / x_minus_1
-            d_x = -t2
+            t3 = 1.0 / x / x_minus_1
+            d_x = -t3
 
             def second_order_gradient(dd_x):
-                d_x_x = t2 * ((t1 / x) / x_minus_1)
+                d_x_x = t3 * ((t1 / x) / x_minus_1)
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

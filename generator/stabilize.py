@@ -1158,12 +1158,16 @@ def _holds_where(e: sp.Expr) -> bool:
 
 
 def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
-    """log(a/b) as log1p((a - b)/b), with a - b simplified, where a/b is within 1/2 of 1;
-    `far` (the same log, as the caller had it) elsewhere."""
+    """log(a/b) as log1p((a - b)/b), with a - b simplified, where a/b is from 1/2 to 1e30:
+    log1p of a positive argument does not cancel, and log(a) - log(b) does where a is near
+    b, or where both are far from 1 (x*log(x) + y*log(y) - (x + y)*log(x + y)'s slope
+    log(x) - log(x + y) lost 7 bits at x = y = 4e-36, each log -80 for a difference of
+    log(2)). `far` (the same log, as the caller had it) elsewhere: below 1/2, where
+    (a - b)/b rounds next to -1, and beyond 1e30, where it may overflow."""
     near = sp.expand(a - b) / b
     if _holds_where(near):
         return far
-    return sp.Piecewise((log1p(near), sp.Abs(near) <= sp.Rational(1, 2)), (far, True))
+    return sp.Piecewise((log1p(near), (near >= -sp.Rational(1, 2)) & (near <= sp.Float(1e30, 17))), (far, True))
 
 
 # f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).

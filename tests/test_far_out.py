@@ -150,6 +150,24 @@ def test_softmax_probability_where_both_logits_are_large(load_module) -> None:
     _check(fn, truth, [x, y], [(-1e19, -1e19), (3e30, 3e30), (2.0, -1.0)])
 
 
+def test_mixing_entropy_slope_far_from_one(load_module) -> None:
+    # d/dx of x*log(x) + y*log(y) - (x + y)*log(x + y) is log(x) - log(x + y): at x = y =
+    # 4e-36 each log is -80 and the difference log(2) lost 7 bits; log1p(y/x) does not.
+    x, y = sp.symbols("x y", real=True)
+    text = "x*log(x) + y*log(y) - (x + y)*log(x + y)"
+    fn = load_module(text, "mixing", ["x", "y"]).mixing
+    import tensorflow as tf
+
+    points = [(4e-36, 4e-36), (1e-20, 3e-20), (1e20, 1e20), (2.0, 1e6)]
+    columns = [tf.constant([p[i] for p in points], tf.float32) for i in range(2)]
+    got = tf_partials(tf, fn, columns, 1)
+    for index, slope in (((0,), sp.log(x / (x + y))), ((1,), sp.log(y / (x + y)))):
+        for point, value in zip(points, got[index].numpy()):
+            at = {x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}
+            true = float(slope.subs(at).evalf(60))
+            assert abs(value - true) <= 4e-7 * abs(true), (index, point, value, true)
+
+
 def test_log1mexp_second_derivative_near_the_overflow(load_module) -> None:
     # f'' = -1/(expm1(x)*expm1(-x)): at x = 7e-20 the product (-4.9e-39) flushes to 0 in
     # float32 while f'' = -2.0e38 is finite; dividing one factor at a time keeps it.
