@@ -1930,6 +1930,32 @@ def _squares_to_hypot(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _mixing_entropy(node: sp.Expr) -> sp.Expr | None:
+    """c*(xlogy(a + b, a + b) - xlogy(a, a) - xlogy(b, b)) is c*(a*log1p(b/a) + b*log1p(a/b)),
+    each term 0 where its factor is: the logs cancel where a and b are far from 1 (x*log(x)
+    + y*log(y) - (x + y)*log(x + y) at x = y = 4e-36 is a sum of terms 2.9e-34 for -5.6e-36,
+    6 bits lost); the two terms are of one sign. Two parts only: with three, the partials
+    of the rewritten f took the generation from 2 s to 21 s."""
+    if not isinstance(node, sp.Add):
+        return None
+    terms = {}
+    for term in node.args:
+        c, f = term.as_coeff_Mul()
+        if isinstance(f, xlogy) and f.args[0] == f.args[1]:
+            terms[f.args[0]] = (c, term)
+    for total, (c, whole) in terms.items():
+        parts = sp.Add.make_args(total)
+        if not isinstance(total, sp.Add) or len(parts) != 2 or not all(terms.get(a, (None,))[0] == -c for a in parts):
+            continue
+        used = {whole, *(terms[a][1] for a in parts)}
+        rest = sp.Add(*(t for t in node.args if t not in used))
+        logs = [log1p(sp.expand(total - a) / a) for a in parts]
+        # Beyond 2**24 the ratio as a sum of logs: b/a overflows where a*log1p(b/a) need not.
+        logs = [_log1p_of_product(g) or g for g in logs]
+        return rest + c * sp.Add(*(mul_no_nan(g, a) for g, a in zip(logs, parts)))
+    return None
+
+
 def _halves(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
     """(r, a, b, a + b) for a product r*(a - b)/(a + b) whose two sums share their terms
     but for the sign of b: (x**2 - y)/(x**2 + y) has a = x**2, b = y."""
@@ -1994,6 +2020,11 @@ VARIANTS: tuple[Rule, ...] = (
         _squares_to_hypot,
         top_down=True,
         stacks=True,
+    ),
+    Rule(
+        "mixing_entropy",
+        "xlogy(a + b, a + b) - xlogy(a, a) - xlogy(b, b) cancels where a, b are far from 1; a*log1p(b/a) + b*log1p(a/b) does not",
+        _mixing_entropy,
     ),
     Rule(
         "difference_over_sum",

@@ -151,8 +151,9 @@ def test_softmax_probability_where_both_logits_are_large(load_module) -> None:
 
 
 def test_mixing_entropy_slope_far_from_one(load_module) -> None:
-    # d/dx of x*log(x) + y*log(y) - (x + y)*log(x + y) is log(x) - log(x + y): at x = y =
-    # 4e-36 each log is -80 and the difference log(2) lost 7 bits; log1p(y/x) does not.
+    # x*log(x) + y*log(y) - (x + y)*log(x + y) and its slope log(x) - log(x + y): at x = y =
+    # 4e-36 each log is -80 and their sums cancel (6-7 bits lost); mixing_entropy's
+    # x*log1p(y/x) + y*log1p(x/y) and log1p(y/x) do not.
     x, y = sp.symbols("x y", real=True)
     text = "x*log(x) + y*log(y) - (x + y)*log(x + y)"
     fn = load_module(text, "mixing", ["x", "y"]).mixing
@@ -161,7 +162,14 @@ def test_mixing_entropy_slope_far_from_one(load_module) -> None:
     points = [(4e-36, 4e-36), (1e-20, 3e-20), (1e20, 1e20), (2.0, 1e6)]
     columns = [tf.constant([p[i] for p in points], tf.float32) for i in range(2)]
     got = tf_partials(tf, fn, columns, 1)
-    for index, slope in (((0,), sp.log(x / (x + y))), ((1,), sp.log(y / (x + y)))):
+    entropy = x * sp.log(x / (x + y)) + y * sp.log(
+        y / (x + y)
+    )  # f, with no cancellation
+    for index, slope in (
+        ((), entropy),
+        ((0,), sp.log(x / (x + y))),
+        ((1,), sp.log(y / (x + y))),
+    ):
         for point, value in zip(points, got[index].numpy()):
             at = {x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}
             true = float(slope.subs(at).evalf(60))

@@ -386,6 +386,28 @@ CASES: tuple[Case, ...] = (
         -hypot_ratio(y, x),
         {x: (-1e25, -1e-20), y: (-1e25, -1e-20)},
     ),
+    # x*log(x) + y*log(y) - (x + y)*log(x + y) at x = 1e30, y = 1e20 (or 3e9, 1): terms of
+    # 6.9e31 for a result of -2.4e21, every bit lost; x*log1p(y/x) + y*log1p(x/y) has no
+    # cancellation, the ratio beyond 2**24 as a difference of logs.
+    Case(
+        "mixing_entropy",
+        xlogy(x, x) + xlogy(y, y) - xlogy(x + y, x + y),
+        -mul_no_nan(
+            sp.Piecewise(
+                (softplus(sp.log(sp.Abs(y)) - sp.log(sp.Abs(x))), y / x > 16777216),
+                (log1p(y / x), True),
+            ),
+            x,
+        )
+        - mul_no_nan(
+            sp.Piecewise(
+                (softplus(sp.log(sp.Abs(x)) - sp.log(sp.Abs(y))), x / y > 16777216),
+                (log1p(x / y), True),
+            ),
+            y,
+        ),
+        {x: (1e30, 3e9), y: (1e20, 1.0)},
+    ),
     # At x = 1e20, x**2 overflows: (x**2 - y)/(x**2 + y) is inf/inf = NaN; the truth is 1.
     Case(
         "difference_over_sum",
@@ -1399,6 +1421,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("factor_at_roots", x**9 - 2),  # beyond the degree it factors
     ("factor_at_roots", x**2 - 3 * x * y + y**2),  # two inputs
     ("roots_regime", x**2 + 1),  # no real root
+    ("mixing_entropy", xlogy(x, x) + xlogy(y, y) - xlogy(x + 2 * y, x + 2 * y)),
+    ("mixing_entropy", xlogy(x, x) + xlogy(y, y) - 2 * xlogy(x + y, x + y)),
     ("squares_to_hypot", 1 / (1 + x**2)),  # a number among the squares
     ("squares_to_hypot", x / (x**2 - y**2)),  # not a sum of squares
     ("balance_power_exp", x * sp.exp(-x)),  # no power to balance
