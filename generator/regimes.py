@@ -56,6 +56,7 @@ NEGLIGIBLE = 2.0**-102  # 2**24 times float32's smallest normal
 MAX_TAIL_DIGITS = 1500
 TAIL_MAX_OPS = 150  # a size limit on the leading-term expansion, as SERIES_MAX_OPS
 ALGEBRAIC_TERMS = 12  # orders in 1/x of an algebraic tail (_algebraic_tail)
+ALGEBRAIC_MAX_POWER = 16  # no algebraic tail through a higher power (as derive.SIMPLIFY_MAX_POWER)
 # Where an algebraic tail may start: powers of two from FAR_OUT, each checked there and at
 # 2, 4 and 16 times it (the error of an asymptotic series falls as |x| grows).
 ALGEBRAIC_THRESHOLDS = tuple(2.0**k for k in range(3, 61))
@@ -238,6 +239,9 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
     # Only functions with algebraic tails: SymPy's series at oo of lgamma(erfc(x))' ran its
     # limits for minutes (fuzz seed 6791), and an exponential's tail is _exp_tail's.
     if any(not isinstance(f, _ALGEBRAIC_TAILS) for f in textbook.atoms(sp.Function)):
+        return None
+    # Nor through a high power: the series of (1 + x/1000)**1000 at oo expanded it (minutes).
+    if any(p.exp.is_Number and abs(p.exp) > ALGEBRAIC_MAX_POWER for p in textbook.atoms(sp.Pow)):
         return None
     if textbook.has(lgamma, sp.polygamma):
         if sign < 0:
