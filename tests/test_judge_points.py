@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from generator import judge
-from generator.primitives import ipow
+from generator.primitives import ipow, mul_no_nan
 
 x, y = sp.symbols("x y", real=True)
 
@@ -211,3 +211,19 @@ def test_cauchy_loss_second_derivative_at_a_zero_residual(load_module) -> None:
         for a, b, value in zip(xs, ys, second):
             true = 2 * (b - a * a) / (a * a + b) ** 2
             assert math.isclose(value, true, rel_tol=1e-5, abs_tol=1e-37), (a, b, value)
+
+
+def test_zero_inputs_that_are_limits_do_not_count() -> None:
+    # exp(-(x**2 + y**2)/(2*s**2))' in x is -x*0/0 at s = 0 as written: a limit (0), not an
+    # ordinary point. The form NaN there is still taken: it is the more accurate elsewhere.
+    s = sp.Symbol("s", real=True)
+    symbols = (s, x, y)
+    truth = -x * sp.exp((-(x**2) - y**2) / (2 * s**2)) / s**2
+    domain = sp.exp(-(x**2 + y**2) / (2 * s**2))
+    nan_at_zero = (
+        -sp.exp(-ipow(x / s, 2) / 2) * sp.exp(-ipow(y / s, 2) / 2) * ipow(x / s, 1) / s
+    )
+    finite = -mul_no_nan(
+        x / s**2, sp.exp(-ipow(x / s, 2) / 2) * sp.exp(-ipow(y / s, 2) / 2)
+    )
+    assert judge.best([finite, nan_at_zero], truth, symbols, domain) == nan_at_zero
