@@ -335,10 +335,8 @@ def test_algebraic_tail_of_student_t_normaliser() -> None:
     coeffs, argument = form.args
     assert [float(c) for c in coeffs[-5:]] == [-0.125, 0.0, 0.25, 0.0, 0.0]
     assert argument == 1 / clip(x, threshold, regimes.FLOAT_MAX)  # finite if not taken
-    assert [float(a) for a in threshold.args] == [
-        16.0,
-        128.0,
-    ]  # by_dtype(float32, float64)
+    # by_dtype(float32's threshold, float64's)
+    assert [float(a) for a in threshold.args] == [16.0, 128.0]
     # No tail through the poles below 0, and none with a log in it (lgamma itself).
     assert regimes._algebraic_tail(slope, x, -1) is None
     assert regimes._algebraic_tail(lgamma(x), x, 1) is None
