@@ -547,13 +547,7 @@ def zero_points(n_vars: int) -> np.ndarray:
     (the grid holds 0)."""
     if n_vars == 1:
         return np.zeros((1, 0))
-    columns = []
-    for i in range(n_vars):
-        for j in range(len(_ZERO_BESIDE)):
-            column = [_ZERO_BESIDE[(j + m) % len(_ZERO_BESIDE)] for m in range(n_vars)]
-            column[i] = 0.0
-            columns.append(column)
-    points = np.array(columns, dtype=np.float32).astype(np.float64).T
+    points = np.array(_one_input_at(n_vars, (0.0,), _ZERO_BESIDE, 1), dtype=np.float32).astype(np.float64).T
     points.setflags(write=False)
     return points
 
@@ -583,15 +577,22 @@ def _nonfinite_at_zeros(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Sy
     return int(np.count_nonzero(finite & ~np.isfinite(values)))
 
 
-def _corners(n_vars: int) -> np.ndarray:
+def _one_input_at(n_vars: int, values: Sequence[float], others: Sequence[float], step: int) -> list[list[float]]:
+    """Columns with each input in turn at each of `values`, and the other inputs at values of
+    `others`, `step` apart, each choice of the first of them in turn."""
     columns = []
     for i in range(n_vars):
-        for far in _FAR:
-            for j in range(len(_ORDINARY)):
-                # The other inputs take different ordinary values (two apart in _ORDINARY).
-                column = [_ORDINARY[(j + 2 * m) % len(_ORDINARY)] for m in range(n_vars)]
-                column[i] = far
+        for value in values:
+            for j in range(len(others)):
+                column = [others[(j + step * m) % len(others)] for m in range(n_vars)]
+                column[i] = value
                 columns.append(column)
+    return columns
+
+
+def _corners(n_vars: int) -> np.ndarray:
+    # The other inputs take different ordinary values (two apart in _ORDINARY).
+    columns = _one_input_at(n_vars, _FAR, _ORDINARY, 2)
     # All inputs at one extreme: a sum of them overflows where their differences are 0
     # ((s + x - m)/s at x = m = s = 3e38).
     columns += [[far] * n_vars for far in _ALL_FAR]

@@ -26,7 +26,7 @@ Hands on: expressions with Piecewise, clip and away nodes for the printer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import mpmath
 import numpy as np
@@ -260,28 +260,21 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
         return None
     exact = judge._mp_function(truth, (x,))
     poly = sp.lambdify(t, sp.Add(*(c * t**k for k, c in enumerate(reversed(coeffs)))), modules="mpmath")
-    found: dict[float, float] = {}
-    with mpmath.workdps(40):
-        for m in ALGEBRAIC_THRESHOLDS:
-            errors = []
-            for p in (m, 2 * m, 4 * m, 16 * m):
-                try:
-                    true = exact(mpmath.mpf(sign * float(p)))
-                    approx = poly(1 / mpmath.mpf(float(p)))
-                except (ArithmeticError, ValueError, TypeError):
-                    errors = []
-                    break
-                if not (isinstance(true, mpmath.mpf) and mpmath.isfinite(true)) or true == 0:
-                    errors = []
-                    break
-                errors.append(abs(approx - true) / abs(true))
-            if not errors:
-                continue
-            for tolerance in (SINGLE_TOLERANCE, DOUBLE_TOLERANCE):
-                if tolerance not in found and max(errors) <= tolerance:
-                    found[tolerance] = float(m)
-            if DOUBLE_TOLERANCE in found:
-                break
+
+    def error_at(m: float) -> object:
+        errors = []
+        for p in (m, 2 * m, 4 * m, 16 * m):
+            try:
+                true = exact(mpmath.mpf(sign * p))
+                approx = poly(1 / mpmath.mpf(p))
+            except (ArithmeticError, ValueError, TypeError):
+                return None
+            if not (isinstance(true, mpmath.mpf) and mpmath.isfinite(true)) or true == 0:
+                return None
+            errors.append(abs(approx - true) / abs(true))
+        return max(errors)
+
+    found = _first_within(ALGEBRAIC_THRESHOLDS, error_at)
     if SINGLE_TOLERANCE not in found:
         return None
     single = sp.Float(found[SINGLE_TOLERANCE], 17)
@@ -569,24 +562,38 @@ def _series_thresholds(exact: Callable, poly: Callable, center: sp.Rational) -> 
     """The largest of SERIES_THRESHOLDS at which the polynomial (in x - center) is exact on
     both sides to DOUBLE_TOLERANCE, and to SINGLE_TOLERANCE (each None if none is); a series
     away from 0 stays on its side of 0. Each threshold's values are computed once."""
+
+    def error_at(t: float) -> object:
+        if center != 0 and t >= abs(center):
+            return None
+        try:
+            pairs = [(exact(mpmath.mpf(center) + d), poly(mpmath.mpf(d))) for d in (t, -t)]
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+        if not all(mpmath.isfinite(true) for true, _ in pairs):
+            return None
+        return max(abs(approx - true) / max(abs(true), mpmath.mpf(1e-300)) for true, approx in pairs)
+
+    # The thresholds descend: the single one is found by the time the double one is.
+    found = _first_within(SERIES_THRESHOLDS, error_at)
+    return found.get(DOUBLE_TOLERANCE), found.get(SINGLE_TOLERANCE)
+
+
+def _first_within(thresholds: Sequence[float], error_at: Callable[[float], object]) -> dict[float, float]:
+    """{tolerance: the first of `thresholds` whose error_at (None: not usable) is within it},
+    for DOUBLE_TOLERANCE and SINGLE_TOLERANCE, at 40 digits; no further once the double is."""
     found: dict[float, float] = {}
     with mpmath.workdps(40):
-        for t in SERIES_THRESHOLDS:
-            if center != 0 and t >= abs(center):
+        for t in thresholds:
+            error = error_at(t)
+            if error is None:
                 continue
-            try:
-                pairs = [(exact(mpmath.mpf(center) + d), poly(mpmath.mpf(d))) for d in (t, -t)]
-            except (ArithmeticError, ValueError, TypeError):
-                continue
-            if not all(mpmath.isfinite(true) for true, _ in pairs):
-                continue
-            error = max(abs(approx - true) / max(abs(true), mpmath.mpf(1e-300)) for true, approx in pairs)
             for tolerance in (DOUBLE_TOLERANCE, SINGLE_TOLERANCE):
                 if tolerance not in found and error <= tolerance:
                     found[tolerance] = t
             if DOUBLE_TOLERANCE in found:
-                break  # the thresholds descend: the single one is found by now
-    return found.get(DOUBLE_TOLERANCE), found.get(SINGLE_TOLERANCE)
+                break
+    return found
 
 
 def _regular_at_zero(textbook: sp.Expr, x: sp.Symbol) -> bool:

@@ -12,6 +12,7 @@ Hands on: expressions over SymPy functions and the primitives in
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import struct
@@ -1730,6 +1731,7 @@ def _real_roots(coeffs: list[sp.Expr]) -> tuple[list[tuple[sp.Expr, int]], list[
     return roots, rest.all_coeffs()
 
 
+@functools.lru_cache(maxsize=256)
 def _factored(node: sp.Expr) -> tuple[sp.Expr, list[sp.Expr], list[tuple[sp.Expr, int]], sp.Expr] | None:
     """(u, p's coefficients, its real roots with their multiplicities, p factored at them)
     for a polynomial p in one u of degree 2 to 8 with a real root other than 0; see
@@ -1976,24 +1978,18 @@ def _halves(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
     return None
 
 
-def _difference_over_sum(node: sp.Expr) -> sp.Expr | None:
+def _difference_over_sum(node: sp.Expr, saturating: str = "a") -> sp.Expr | None:
     """(a - b)/(a + b) = 1 - 2*b/(a + b): where a over- or underflows, the quotient is
     inf/inf = NaN and this is 1 (log(1 + x**2/y)'' = -2*((x**2 - y)/(x**2 + y))/(x**2 + y)
-    at x = 1e20; in the form the judge preferred, y/x made it NaN at x = 0)."""
+    at x = 1e20; in the form the judge preferred, y/x made it NaN at x = 0). With
+    `saturating` "b", 2*a/(a + b) - 1, the same for an overflowing b."""
     found = _halves(node)
     if found is None:
         return None
     rest, a, b, total = found
+    if saturating == "b":
+        return rest * (2 * ipow(a / total, 1) - 1)
     return rest * (1 - 2 * ipow(b / total, 1))
-
-
-def _sum_over_difference(node: sp.Expr) -> sp.Expr | None:
-    """(a - b)/(a + b) = 2*a/(a + b) - 1: the same for an overflowing b."""
-    found = _halves(node)
-    if found is None:
-        return None
-    rest, a, b, total = found
-    return rest * (2 * ipow(a / total, 1) - 1)
 
 
 # Not in RULES: the derivation offers each candidate with and without each of these,
@@ -2035,7 +2031,7 @@ VARIANTS: tuple[Rule, ...] = (
     Rule(
         "sum_over_difference",
         "(a - b)/(a + b) is inf/inf where b overflows; 2*a/(a + b) - 1 is -1",
-        _sum_over_difference,
+        functools.partial(_difference_over_sum, saturating="b"),
         stacks=True,
     ),
     Rule(
@@ -2197,10 +2193,19 @@ def repairs(expr: sp.Expr) -> list[tuple[sp.Expr, str]]:
     need not pay for the regime."""
     found = []
     for rule in REPAIRS:
-        nodes = [n for n in sp.preorder_traversal(expr) if isinstance(n, sp.Add) and rule.rewrite(n) is not None]
-        nodes = list(dict.fromkeys(nodes))[:REPAIRS_MAX_NODES]
-        forms = [expr.xreplace({n: rule.rewrite(n)}) for n in nodes]
-        if len(nodes) > 1:
+        # Each node's rewrite once (a polynomial's roots are costly to find).
+        seen: set[sp.Expr] = set()
+        rewritten: dict[sp.Expr, sp.Expr] = {}
+        for n in sp.preorder_traversal(expr):
+            if len(rewritten) == REPAIRS_MAX_NODES:
+                break
+            if isinstance(n, sp.Add) and n not in seen:
+                seen.add(n)
+                r = rule.rewrite(n)
+                if r is not None:
+                    rewritten[n] = r
+        forms = [expr.xreplace({n: r}) for n, r in rewritten.items()]
+        if len(rewritten) > 1:
             forms.append(rule(expr))
         found += [(form, rule.name) for form in dict.fromkeys(forms) if form != expr]
     return found
