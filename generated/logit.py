@@ -5,7 +5,7 @@
 
 Forms computed (after stabilisation):
 
-    f(x) = where((-1 + 2*x)/(1 - x) <= 1.0e+30 and (-1 + 2*x)/(1 - x) >= -1/2, log1p((-1 + 2*x)/(1 - x)), log(x/(1 - x)))
+    f(x) = where((-1 + 2*x)/(1 - x) > 16777216 or (-1 + 2*x)/(1 - x) < -1/2, log(x/(1 - x)), log1p((-1 + 2*x)/(1 - x)))
     f'(x) = -1/(x*(-1 + x))
     f''(x) = (((-1 + 2*x)/x)/(-1 + x))/(x*(-1 + x))
 
@@ -66,14 +66,14 @@ def logit(x):
 
 @tf.custom_gradient
 def _logit(x):
-    t1 = -1.0 + 2.0 * x
     x_minus_1 = -1.0 + x
     neg_inv_x_minus_1 = -1.0 / x_minus_1
+    t1 = -1.0 + 2.0 * x
     t2 = neg_inv_x_minus_1 * t1
     y = tf.where(
-        tf.math.logical_and(t2 <= 1e30, t2 >= -0.5),
-        tf.math.log1p(t2),
+        tf.math.logical_or(t2 > 16777216.0, t2 < -0.5),
         tf.math.log(neg_inv_x_minus_1 * x),
+        tf.math.log1p(t2),
     )
 
     def first_order_gradient(dy):

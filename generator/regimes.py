@@ -341,6 +341,10 @@ def _leading_exp_term(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr,
             return None
     c, k = found
     c = c.xreplace({sp.log(small): g})
+    # Logs of products split (log(1/(2*x)) as -log(2) - log(x)): 2*x overflows at x = 2e38,
+    # where log(sinh(x)/x) ~ x + log(1/(2*x)) is finite. x is sign*y, y > 0, on this side.
+    y = sp.Dummy("y", positive=True)
+    c = sp.expand_log(c.xreplace({x: sign * y})).xreplace({y: sign * x})
     # AccumBounds: sin(cosh(y)) far out oscillates, and SymPy's leading term is the interval
     # <-1, 1>, which has no value to compute (it crashed lambdify).
     if c.has(small) or not k.is_Rational or c == 0 or c.has(sp.nan, sp.zoo, sp.oo, -sp.oo, sp.AccumBounds):
@@ -505,12 +509,16 @@ def _series_regime(
         gammas, nesting = textbook.atoms(lgamma, sp.polygamma), _nesting(textbook)
         if not all(_series_friendly(g.args[-1], nesting, x) for g in gammas):
             return None
+        # Numerically, from f where truth is f's k-th derivative: mpmath's differences at 0
+        # take steps of 2**-700, where log(x/sinh(x))'' as differentiated has terms of 1e420
+        # that cancel to -1/3 (its constant term came out 0, and no threshold held).
+        numeric = exact if k == 0 else judge._mp_function(textbook, (x,))
         if gammas:
             series = _symbolic_series(textbook, x, k)
         elif _regular_at_zero(textbook, x):
-            series = _numeric_taylor(exact, x)
+            series = _numeric_taylor(numeric, x, k=k)
         elif nesting > SERIES_MAX_NESTING:
-            series = _numeric_taylor(exact, x, singular=True)
+            series = _numeric_taylor(numeric, x, singular=True, k=k)
         else:
             series = _symbolic_series(textbook, x, k)
     else:
@@ -695,15 +703,16 @@ def _nesting(e: sp.Expr) -> int:
     return inner + 1 if isinstance(e, sp.Function) else inner
 
 
-def _numeric_taylor(exact: Callable, x: sp.Symbol, singular: bool = False) -> sp.Expr | None:
+def _numeric_taylor(exact: Callable, x: sp.Symbol, singular: bool = False, k: int = 0) -> sp.Expr | None:
     """The Taylor polynomial at 0 from mpmath's derivatives at 200 digits, for a function
     that is regular there: SymPy's series of tanh(softplus(x))'' ran for minutes. Below
     1e-60 of the largest, a coefficient is taken as 0 (so that odd and even functions
     keep their parity). `singular`: from points around 0 only, for a form that is 0*inf or
-    0/0 at 0 itself (the caller's thresholds check the polynomial against the function)."""
+    0/0 at 0 itself (the caller's thresholds check the polynomial against the function).
+    With k > 0, the k-th derivative of the polynomial (`exact` being the function's)."""
     try:
         with mpmath.workdps(200):
-            coeffs = mpmath.taylor(exact, 0, SERIES_TERMS - 1, singular=singular)
+            coeffs = mpmath.taylor(exact, 0, SERIES_TERMS - 1 + k, singular=singular)
     except (ArithmeticError, ValueError, TypeError):
         return None
     if not all(isinstance(c, mpmath.mpf) and mpmath.isfinite(c) for c in coeffs):
@@ -711,9 +720,8 @@ def _numeric_taylor(exact: Callable, x: sp.Symbol, singular: bool = False) -> sp
     largest = max(abs(c) for c in coeffs)
     if not largest:
         return None
-    return sp.Add(
-        *(sp.Float(c, 20) * x**k for k, c in enumerate(coeffs) if abs(c) > largest * mpmath.mpf(10) ** -60)
-    )
+    kept = [c if abs(c) > largest * mpmath.mpf(10) ** -60 else 0 for c in coeffs]
+    return sp.diff(sp.Add(*(sp.Float(c, 20) * x**m for m, c in enumerate(kept) if c)), x, k)
 
 
 def _expandable(textbook: sp.Expr) -> bool:

@@ -1115,7 +1115,8 @@ def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
     num, den = node.args[0].as_numer_denom()
     if den == 1 or den.is_number:
         return None
-    return _log_near_one(num, den, _log_abs_quotient(num, den, sp.sign(den) * num))
+    # sign(x**2) = 1 but at 0 (SymPy keeps it), where log(num) - log|den| is right as well.
+    return _log_near_one(num, den, _log_abs_quotient(num, den, num if den.is_nonnegative else sp.sign(den) * num))
 
 
 # log1p_of_product takes the logs apart beyond this size of the product: where the log is
@@ -1147,8 +1148,9 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
 
 
 def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
-    """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a)."""
-    return sp.log(positive_a) - sp.log(sp.Abs(b))
+    """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a),
+    with log|b| a sum over b's factors: x**2 flushes at x = 8e-20, where 2*log|x| is -87.9."""
+    return sp.log(positive_a) - sp.Add(*(k * sp.log(sp.Abs(base)) for base, k in _power_factors(b)))
 
 
 def _holds_where(e: sp.Expr) -> bool:
@@ -1164,11 +1166,13 @@ def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
     b, or where both are far from 1 (x*log(x) + y*log(y) - (x + y)*log(x + y)'s slope
     log(x) - log(x + y) lost 7 bits at x = y = 4e-36, each log -80 for a difference of
     log(2)). `far` (the same log, as the caller had it) elsewhere: below 1/2, where
-    (a - b)/b rounds next to -1, and beyond 1e30, where it may overflow."""
+    (a - b)/b rounds next to -1, and beyond 1e30, where it may overflow. Where (a - b)/b is
+    NaN (0/0, which a series regime of log1p's branch may serve: log(tanh(x)/x) at 0), the
+    log1p branch too."""
     near = sp.expand(a - b) / b
     if _holds_where(near):
         return far
-    return sp.Piecewise((log1p(near), (near >= -sp.Rational(1, 2)) & (near <= sp.Float(1e30, 17))), (far, True))
+    return sp.Piecewise((far, (near < -sp.Rational(1, 2)) | (near > LOG1P_FAR)), (log1p(near), True))
 
 
 # f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).

@@ -598,3 +598,44 @@ def test_derivatives_on_a_constant_branch_are_zero(load_module) -> None:
     assert second.numpy()[:2].tolist() == [0.0, 0.0]
     assert np.isclose(first.numpy()[2], 1 / np.sqrt(0.75), rtol=TOL)
     assert np.isclose(second.numpy()[2], 0.5 / 0.75**1.5, rtol=TOL)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "points"),
+    [
+        # log(sinh(x)/x) far out is |x| - log(2*|x|); as log(1/(2*x)) it was log(0) = -inf at
+        # x = 2.5e38 (the tail's logs are split). Its f'' = 1/x**2 - 1/sinh(x)**2 was
+        # 1/x**2 + 1 - coth(x)**2 as differentiated: 7 bits lost at x = 20 (the cosh**2 =
+        # 1 + sinh**2 candidates).
+        (
+            "log(sinh(x)/x)",
+            "log_sinhc",
+            [(3e38,), (-2.5e38,), (20.0,), (-10.0,), (5.0,)],
+        ),
+        # log(sinh(x))'' = -1/sinh(x)**2 was 1 - coth(x)**2, 0 at x = 10 (truth -8.2e-9).
+        ("log(sinh(x))", "log_sinh", [(10.0,), (5.0,), (2.0,), (40.0,)]),
+        # log(x/sinh(x))'' near 0 is -1/3 + x**2/15: its series was taken numerically from the
+        # derivative as differentiated, terms of 1e420 at mpmath's steps, and came out
+        # without its constant term: no series, and 0 at x = 1e-10.
+        ("log(x/sinh(x))", "log_x_over_sinh", [(1e-10,), (-3e-4,), (0.02,)]),
+        ("log(tanh(x)/x)", "log_tanhc", [(1e-20,), (-0.01,)]),
+        # log(cosh(x)/x**2) at x = 1e-25 is 115: log|x**2| was log(0) (x**2 flushes) plus
+        # log(sign(x**2)); 2*log|x| is not. Its slope at 1e-13 was -2/x**3*(...), -inf.
+        ("log(cosh(x)/x**2)", "log_cosh_over_square", [(1e-25,), (-1e-13,)]),
+    ],
+)
+def test_logs_of_hyperbolic_ratios(load_module, text, name, points) -> None:
+    x = sp.Symbol("x", real=True)
+    fn = getattr(load_module(text, name, ["x"]), name)
+    _check(fn, sp.sympify(text, locals={"x": x}), [x], points)
+
+
+def test_log_of_a_ratio_at_its_removable_point(load_module) -> None:
+    # log(tanh(x)/x) at 0 is 0, with f' = 0 and f'' = -2/3: log1p((tanh(x) - x)/x) is 0/0
+    # there, and the where's condition on it was NaN, so it took the far branch, NaN too.
+    import tensorflow as tf
+
+    fn = load_module("log(tanh(x)/x)", "log_tanhc", ["x"]).log_tanhc
+    got = tf_partials(tf, fn, [tf.constant([0.0], tf.float32)], 2)
+    assert [float(got[i].numpy()[0]) for i in [(), (0,)]] == [0.0, 0.0]
+    assert np.isclose(float(got[(0, 0)].numpy()[0]), -2 / 3, rtol=TOL)
