@@ -1059,7 +1059,11 @@ def _printer() -> object:
 
     class Printer(ProductOrder, NumPyPrinter):
         def _print_number(self, expr: sp.Expr) -> str:
-            return NumPyPrinter._print_Mul(self, expr) if expr.is_Mul else self._print(expr)
+            if expr.is_Mul:
+                return NumPyPrinter._print_Mul(self, expr)
+            # A sum in parentheses: (1 - E)*x printed as 1 - numpy.e * x (sigmoid_gap's
+            # -expm1(-1) factor), so the judge measured another function and let it lose.
+            return f"({self._print(expr)})" if expr.is_Add else self._print(expr)
 
         def _print_ITE(self, expr: sp.Expr) -> str:
             # SymPy's own prints it as select(..., default=nan), a float array, which NumPy

@@ -1494,10 +1494,14 @@ def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
     # The sigmoid of the smaller argument above -80, where it would flush to 0 in float32
     # while its product with expm1 need not (softplus(-10) - softplus(-89) is 4.5e-5).
     lower, upper = sp.expand(b - p), sp.expand(a - p)
-    # Elsewhere the difference as written where c is below both (shifted, (a - c) - (b - c)
-    # would round where c << a, b); where c dominates, both terms are about c and cancel
-    # (logaddexp(x, y) - logaddexp(0, y) at x = y = 3e9 is log(2)): shifted by c there.
-    far = [(plus - minus, True)] if p == 0 else [(plus - minus, (p < a) & (p < b)), (softplus(upper) - softplus(lower), True)]
+    # Elsewhere, where c is below both, a - b with the reflections: both terms are about a
+    # and b, which round (softplus(x - y) - softplus(-y) at x = -88, y = -3e9 was 0, the truth
+    # -88). Where c is above either, shifted by c: both terms are about c and cancel
+    # (logaddexp(x, y) - logaddexp(0, y) at x = y = 3e9 is log(2)).
+    far = [
+        (d + softplus(-upper) - softplus(-lower), (upper > 0) & (lower > 0)),
+        (softplus(upper) - softplus(lower), True),
+    ]
     return rest + c * sp.Piecewise(
         (log1p(expm1(d) * sigmoid(lower)), (d >= 0) & (d < 80) & (lower > -80)),
         (-log1p(expm1(-d) * sigmoid(upper)), (d < 0) & (d > -80) & (upper > -80)),
@@ -1523,6 +1527,26 @@ def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
         (sigmoid(-b) - sigmoid(-a), a + b > 0),
         (plus - minus, True),
     )
+
+
+def _sigmoid_slope_gap(node: sp.Expr) -> sp.Expr | None:
+    """sigmoid(a)*sigmoid(-a) - sigmoid(b)*sigmoid(-b) = (sigmoid(a) - sigmoid(b))*(sigmoid(-a)
+    - sigmoid(b)), each factor as sigmoid_gap writes it: the slopes cancel where a is near b
+    or near -b (the ordinal model's class probability's slope in u; softplus(x) - softplus(x
+    - 1) has f'' = sigmoid'(x) - sigmoid'(x - 1), which is 0 at x = 1/2 and came out -7e-9;
+    the second factor has expm1(2*x - 1), exact there)."""
+
+    def slope(f: sp.Expr) -> bool:
+        pair = sp.Mul.make_args(f)
+        return len(pair) == 2 and all(isinstance(g, sigmoid) for g in pair) and pair[0].args[0] == -pair[1].args[0]
+
+    found = _pair_of_opposites(node, slope)
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    a, b = plus.args[0].args[0], minus.args[0].args[0]
+    gaps = [_sigmoid_gap(sigmoid(u) - sigmoid(b)) for u in (a, -a)]
+    return rest + c * gaps[0] * gaps[1]
 
 
 def _log_of_sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
@@ -2130,6 +2154,11 @@ VARIANTS: tuple[Rule, ...] = (
         "sigmoid_gap",
         "sigmoid(a) - sigmoid(b) cancels where a is near b or both are large; -expm1(b - a)*sigmoid(a)*sigmoid(-b) does not",
         _sigmoid_gap,
+    ),
+    Rule(
+        "sigmoid_slope_gap",
+        "sigmoid'(a) - sigmoid'(b) cancels where a is near b or -b; (sigmoid(a) - sigmoid(b))*(sigmoid(-a) - sigmoid(b)), each by sigmoid_gap, does not",
+        _sigmoid_slope_gap,
     ),
     Rule(
         "log_sigmoid_gap",

@@ -639,3 +639,31 @@ def test_log_of_a_ratio_at_its_removable_point(load_module) -> None:
     got = tf_partials(tf, fn, [tf.constant([0.0], tf.float32)], 2)
     assert [float(got[i].numpy()[0]) for i in [(), (0,)]] == [0.0, 0.0]
     assert np.isclose(float(got[(0, 0)].numpy()[0]), -2 / 3, rtol=TOL)
+
+
+def test_soft_clip_where_its_slopes_cancel(load_module) -> None:
+    # softplus(x) - softplus(x - 1), a smooth clip to [0, 1]: its slope sigmoid(x) -
+    # sigmoid(x - 1) was 0 at x = 20 (truth 3.5e-9), and its f'' = sigmoid'(x) -
+    # sigmoid'(x - 1) is 0 at x = 1/2, where the slopes cancel (it was -7e-9 there).
+    x = sp.Symbol("x", real=True)
+    fn = load_module("softplus(x) - softplus(x - 1)", "soft_clip", ["x"]).soft_clip
+    truth = sp.log(1 + sp.exp(x)) - sp.log(1 + sp.exp(x - 1))
+    _check(fn, truth, [x], [(20.0,), (40.0,), (0.5,), (0.5 + 2.0**-20,), (-3.0,)])
+
+
+def test_softplus_difference_where_both_terms_round_alike(load_module) -> None:
+    # log(1 + exp(x - y)) - log(1 + exp(-y)) at x = -88, y = -3.3e9: both logs are about
+    # 3.3e9, one float, and the difference was 0; the truth is x, -88.
+    x, y = sp.symbols("x y", real=True)
+    text = "log(1 + exp(x - y)) - log(1 + exp(-y))"
+    fn = load_module(text, "shifted_softplus", ["x", "y"]).shifted_softplus
+    truth = sp.log(1 + sp.exp(x - y)) - sp.log(1 + sp.exp(-y))
+    _check(fn, truth, [x, y], [(-88.0, -3.34e9), (100.0, -1e20), (0.5, 2.0)])
+
+
+def test_inverse_hyperbolic_sine_minus_its_log(load_module) -> None:
+    # asinh(x) - log(2*x) = 1/(4*x**2) - 3/(32*x**4) + ... : the two logs cancel (13 bits
+    # lost at x = 40); its algebraic tail from x = 8 on.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("asinh(x) - log(2*x)", "asinh_gap", ["x"]).asinh_gap
+    _check(fn, sp.asinh(x) - sp.log(2 * x), [x], [(40.0,), (1e3,), (1e10,)])

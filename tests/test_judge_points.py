@@ -169,6 +169,20 @@ def test_products_in_the_order_the_module_computes_them() -> None:
     assert np.isneginf(got[0]) and got[1] == -4.0
 
 
+@pytest.mark.parametrize(
+    "expr",
+    [(1 - sp.E) * x, (1 - sp.E) / x, (sp.pi - 1) * x * y, -(1 - sp.E) * x / y**2],
+)
+def test_a_constant_sum_as_a_factor(expr: sp.Expr) -> None:
+    # sigmoid_gap's -expm1(-1) is 1 - E: the judge printed (1 - E)*x as 1 - numpy.e * x and
+    # scored another function (softplus(x) - softplus(x - 1)'s slope kept its
+    # cancelling form, 0 at x = 20 where the truth is 3.5e-9).
+    points = np.array([[0.5, 3.0, -7.0], [2.0, 0.25, 5.0]])
+    got = judge.evaluate(expr, (x, y), points, np.float64)
+    true = [float(expr.subs({x: a, y: b})) for a, b in points.T]
+    assert got == pytest.approx(true, rel=1e-12)
+
+
 def test_cost_leaves_out_what_the_lower_orders_computed() -> None:
     # hypot's d2f/dxdy from the first order's slopes, -d_x*d_y/f, costs two operations
     # beyond them; x/h and y/h anew cost more. Counted alone, the helpers cost more.

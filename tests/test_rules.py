@@ -806,9 +806,24 @@ CASES: tuple[Case, ...] = (
                 -log1p(expm1(x - y) * sigmoid(y)),
                 (y - x < 0) & (y - x > -80) & (y > -80),
             ),
+            (y - x + softplus(-y) - softplus(-x), (y > 0) & (x > 0)),
             (softplus(y) - softplus(x), True),
         ),
         {x: (float(np.float32(1.16e-13)),), y: (0.0,)},
+    ),
+    # softplus(x - y) - softplus(-y) at x = -88, y = -3.3e9: both are about -y, which rounds
+    # to the same float, so the difference was 0 (truth -88); x plus the reflected softplus.
+    Case(
+        "softplus_difference",
+        softplus(x - y) - softplus(-y),
+        -sp.Piecewise(
+            (log1p(expm1(-x) * sigmoid(x - y)), (-x >= 0) & (-x < 80) & (x - y > -80)),
+            (-log1p(expm1(x) * sigmoid(-y)), (-x < 0) & (-x > -80) & (-y > -80)),
+            (-x + softplus(y) - softplus(y - x), (-y > 0) & (x - y > 0)),
+            (softplus(-y) - softplus(x - y), True),
+        ),
+        {x: (-88.0, 100.0), y: (-3.34e9, -1e20)},
+        label="reflected",
     ),
     # logaddexp(x, y) - logaddexp(0, y), y shared: 0 at x = y = -7.5e-9 (truth -3.8e-9), and
     # at x = y = 3e9, where both are about y (truth log(2)); shifted by y there.
@@ -818,7 +833,7 @@ CASES: tuple[Case, ...] = (
         -sp.Piecewise(
             (log1p(expm1(-x) * sigmoid(x - y)), (-x >= 0) & (-x < 80) & (x - y > -80)),
             (-log1p(expm1(x) * sigmoid(-y)), (-x < 0) & (-x > -80) & (-y > -80)),
-            (logaddexp(0, y) - logaddexp(x, y), (y < 0) & (y < x)),
+            (-x + softplus(y) - softplus(y - x), (-y > 0) & (x - y > 0)),
             (softplus(-y) - softplus(x - y), True),
         ),
         {x: (-7.5e-9, 3e9), y: (-7.5e-9, 3e9)},
@@ -838,6 +853,28 @@ CASES: tuple[Case, ...] = (
             (sigmoid(y) - sigmoid(x), True),
         ),
         {x: (float(np.float32(1.16e-13)),), y: (0.0,)},
+    ),
+    # sigmoid'(x) - sigmoid'(x - 1) is 0 at x = 1/2 and 1e-9 next to it, where the slopes
+    # (0.235) cancel; the second gap has expm1(2*x - 1), exact there.
+    Case(
+        "sigmoid_slope_gap",
+        sigmoid(x) * sigmoid(-x) - sigmoid(x - 1) * sigmoid(1 - x),
+        sp.Piecewise(
+            (
+                -expm1(-1) * sigmoid(x) * sigmoid(1 - x),
+                (x > -80) & (x < 81),
+            ),
+            (sigmoid(x) - sigmoid(x - 1), x < sp.Rational(1, 2)),
+            (sigmoid(1 - x) - sigmoid(-x), True),
+        )
+        * sp.Piecewise(
+            (
+                -expm1(2 * x - 1) * sigmoid(-x) * sigmoid(1 - x),
+                (2 * x - 1 < 80) & (x < 80) & (x - 1 < 80),
+            ),
+            (sigmoid(-x) - sigmoid(x - 1), True),
+        ),
+        {x: (0.5 + 2.0**-24, 0.5 - 2.0**-25)},
     ),
     # sigmoid(3.7e25) - sigmoid(89) is sigmoid(-89) = 2.2e-39, flushed: log(0); the truth is -89.
     Case(
@@ -1339,6 +1376,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("softplus_difference", logaddexp(x, y) - logaddexp(t, 2 * y)),  # nothing shared
     # A sum of sigmoids; the log of a difference with more beside it.
     ("sigmoid_gap", sigmoid(x) + sigmoid(y)),
+    # Slopes with different coefficients; a product that is not a slope.
+    ("sigmoid_slope_gap", sigmoid(x) * sigmoid(-x) - 2 * sigmoid(y) * sigmoid(-y)),
+    ("sigmoid_slope_gap", sigmoid(x) * sigmoid(-x) - sigmoid(y) * sigmoid(y)),
     ("log_sigmoid_gap", sp.log(sigmoid(x) - sigmoid(y) + t)),
     # No zero branch.
     ("zero_branch", x * sp.Piecewise((1, x > 0), (2, True))),
