@@ -553,23 +553,31 @@ def zero_points(n_vars: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=256)
-def _zero_truth(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None) -> np.ndarray:
+def _zero_truth(
+    truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None, limits: bool = False
+) -> np.ndarray:
     """Where the truth is finite at zero_points (and the function itself, `domain`, real),
     and the truth as written is finite in float64 too: an ordinary point, not a limit. A
     scale at 0 is one (exp(-(x**2 + y**2)/(2*s**2))' is -x*0/0 at s = 0, whose limit 0 only
-    mul_no_nan's form reaches; the check took it over a form of 1.2 mean bits for 2.7)."""
+    mul_no_nan's form reaches; the check took it over a form of 1.2 mean bits for 2.7).
+    With `limits`, limits count as well."""
     points = zero_points(len(symbols))
     finite = np.isfinite(reference(truth_expr, symbols, points))
     if domain is not None:
         finite &= np.isfinite(reference(domain, symbols, points))
+    if limits:
+        return finite
     with np.errstate(all="ignore"):
         as_written = np.broadcast_to(evaluate(truth_expr, symbols, points, np.float64), finite.shape)
     return finite & np.isfinite(as_written)
 
 
-def _nonfinite_at_zeros(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None) -> int:
-    """How many zero_points `expr` is NaN or inf at, in float32, where the truth is finite."""
-    finite = _zero_truth(truth_expr, symbols, domain)
+def _nonfinite_at_zeros(
+    expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None, limits: bool = False
+) -> int:
+    """How many zero_points `expr` is NaN or inf at, in float32, where the truth is finite
+    (with `limits`, also where that is a limit: _zero_truth)."""
+    finite = _zero_truth(truth_expr, symbols, domain, limits)
     if not finite.any():
         return 0
     with np.errstate(all="ignore"):
@@ -1342,4 +1350,9 @@ def best(
         for i, (c, (mean, bad)) in enumerate(zip(unique, scored))
         if mean <= top_mean + TIE_BITS and bad <= top_bad
     ]
-    return unique[min(near)[2]]
+    if len(near) > 1 and len(symbols) > 1:
+        # Among near-equals, the fewest NaN or inf at a zero input where the truth is a
+        # finite limit: the Box-Cox transform (x**l - 1)/l at l = 0 is log(x), which its
+        # series form computes, and expm1(l*log(x))/l does not (0/0).
+        near = [(_nonfinite_at_zeros(unique[i], truth_expr, symbols, domain, limits=True), *key, i) for *key, i in near]
+    return unique[min(near)[-1]]

@@ -42,6 +42,7 @@ from generator.primitives import (
     naive,
     numeric,
     polygamma_diff,
+    polyval,
     sigmoid,
     sigmoid_slope,
     softplus,
@@ -452,6 +453,11 @@ def _hypot_of_squares(total: sp.Expr) -> sp.Expr | None:
     parts = [_square_parts(t) for t in total.args]
     if None in parts or all(p.is_number for p in parts):
         return None
+    return _nested_hypot(parts)
+
+
+def _nested_hypot(parts: list[sp.Expr]) -> sp.Expr:
+    """hypot(hypot(a, b), ...) of the parts, in SymPy's sort order."""
     ordered = sorted(parts, key=sp.default_sort_key)
     result = ordered[0]
     for p in ordered[1:]:
@@ -471,6 +477,43 @@ def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
         return None
     found = _hypot_of_squares(node.base)
     return None if found is None else found**node.exp.p
+
+
+def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(r, hypot(..., sqrt(r))**k) for a root sqrt(a**2 + ... + r)**k whose one other term r
+    is not known to be 0 or below; else None."""
+    if not (isinstance(node, sp.Pow) and node.exp.is_Rational and node.exp.q == 2 and isinstance(node.base, sp.Add)):
+        return None
+    others = [t for t in node.base.args if _square_parts(t) is None]
+    if len(others) != 1 or others[0].is_number or others[0].is_nonpositive:
+        return None  # sqrt(1 - x**2): -x**2 has no real root
+    (r,) = others
+    parts = [_square_parts(t) for t in node.base.args if t is not r]
+    if all(p.is_number for p in parts):
+        return None  # sqrt(x + 1): no square to overflow
+    return r, _nested_hypot([*parts, sp.sqrt(r)]) ** node.exp.p
+
+
+def _unsigned_root_hypot(node: sp.Expr) -> sp.Expr | None:
+    """sqrt(a**2 + ... + r) = hypot(..., sqrt(r)) where r >= 0 (everywhere if r is known to
+    be), for a term r that is not a square:
+    squareplus with a learned b, (x + sqrt(x**2 + b))/2, was inf at x = 1e30, where x**2
+    overflows. A top-down rule: a sum with such roots among its factors' terms becomes one
+    where, each branch the whole sum, so that the hypot's side rules see the sum (x +
+    hypot(x, sqrt(b)) cancels for x < 0). Where r < 0, the root as written, its base held
+    (ipow(u, 1) is u) so that the rule does not match it again."""
+    terms = sp.Add.make_args(node) if isinstance(node, sp.Add) else (node,)
+    roots = {f: _root_with_unsigned_term(f) for t in terms for f in sp.Mul.make_args(t)}
+    roots = {f: found for f, found in roots.items() if found is not None}
+    conditions = {r for r, _ in roots.values()}
+    if len(conditions) != 1:
+        return None
+    (r,) = conditions
+    hypots = {f: h for f, (_, h) in roots.items()}
+    if r.is_nonnegative:
+        return node.xreplace(hypots)  # sqrt(x**2 + exp(y)): no where
+    held = {f: ipow(f.base, 1) ** f.exp for f in roots}
+    return sp.Piecewise((node.xreplace(hypots), r >= 0), (node.xreplace(held), True))
 
 
 def _leg_over_hypot(node: sp.Expr) -> sp.Expr | None:
@@ -514,6 +557,18 @@ def _sign_product(node: sp.Expr) -> sp.Expr | None:
         if isinstance(base, sp.sign) and base.args[0] in node.args:
             u = base.args[0]
             return node / (u * base) * sp.Abs(u)
+    # u**n/|u|**m, n >= m: u**(n - m)*sign(u)**m, so |u|*u**(n - m - 1) for odd m (the
+    # pseudo-Huber loss d**2*(hypot(d, x)/|d| - 1) is |d|*(hypot(d, x) - |d|), whose
+    # hypot(d, x) - |d| the side rules see; as d*(d/|d|)*(...) its d-partial was NaN).
+    powers = dict(f.as_base_exp() for f in node.args)
+    for factor in node.args:
+        u, m = factor.as_base_exp()
+        if isinstance(u, sp.Abs) and m.is_Integer and m < 0:
+            n = powers.get(u.args[0])
+            if n is not None and n.is_Integer and n >= -m:
+                rest = node / (u.args[0] ** n * factor)
+                odd = -m % 2
+                return rest * u.args[0] ** (n + m - odd) * (u if odd else 1)
     return None
 
 
@@ -535,7 +590,8 @@ def _hypot_less_leg(
 ) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
     """(the rest, k, hypot(a, b), a, b) for a sum k*hypot(a, b) - k*a + rest, a the leg
     for which `leg(k, a)` holds. hypot is even in each leg, so a may be the negative of
-    one: x + hypot(x, 2) is hypot(-x, 2) - (-x)."""
+    one: x + hypot(x, 2) is hypot(-x, 2) - (-x), or its absolute value (the pseudo-Huber
+    loss d**2*(sqrt(1 + (x/d)**2) - 1) is |d|*(hypot(d, x) - |d|))."""
     if not isinstance(node, sp.Add):
         return None
     for term in node.args:
@@ -543,7 +599,7 @@ def _hypot_less_leg(
         if not isinstance(h, hypot):
             continue
         for a, b in (h.args, h.args[::-1]):
-            for side in (a, -a):
+            for side in (a, -a, sp.Abs(a)):
                 if leg(k, side) and -k * side in node.args:
                     return sp.Add(*(t for t in node.args if t is not term and t != -k * side)), k, h, side, b
     return None
@@ -1031,6 +1087,12 @@ RULES: tuple[Rule, ...] = (
     Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
     Rule("hypot", "squares overflow above 1.8e19; hypot scales first", _sqrt_of_sum_of_squares),
     Rule(
+        "hypot_where_nonnegative",
+        "sqrt(a**2 + r) overflows in the square; hypot(a, sqrt(r)) where r >= 0 does not",
+        _unsigned_root_hypot,
+        top_down=True,
+    ),
+    Rule(
         "hypot_ratio",
         "u/hypot(u, v) is 0 where hypot overflows and the ratio is not; hypot_ratio scales first",
         _leg_over_hypot,
@@ -1405,6 +1467,75 @@ def _power_of_one_plus_less_one(node: sp.Expr) -> sp.Expr | None:
         # expm1(34.5...) is 4 bits off).
         t = w * log1p(v)
         return rest + sp.Piecewise((c * expm1(t), (v > -1) & (sp.Abs(t) < 1)), (c * power - c, True))
+    return None
+
+
+def _power_less_one(node: sp.Expr) -> sp.Expr | None:
+    """c*b**w - c = c*expm1(w*log(b)) where b > 0 and |w*log(b)| < 1, for a base b that is
+    not 1 plus something (power_of_one_plus_less_one has those), also in a longer sum: the
+    power is near 1 where w is near 0 or b near 1, and the difference cancels (the Box-Cox
+    transform (x**l - 1)/l at a learned l near 0)."""
+    for c, power, rest in _less_its_coefficient(node):
+        if not isinstance(power, sp.Pow):
+            continue
+        base, w = power.args
+        if base.is_number or w.is_number or (isinstance(base, sp.Add) and 1 in base.args) or _holds_where(power):
+            continue
+        t = w * sp.log(base)
+        return rest + sp.Piecewise((c * expm1(t), (base > 0) & (sp.Abs(t) < 1)), (c * power - c, True))
+    return None
+
+
+# The Taylor polynomial of expm1(u)/u = sum(u**k/(k + 1)!) to this degree: within 5e-17 for
+# |u| < EXPREL_BELOW (the next term, (1/2)**15/16!, is 1.5e-18 of it).
+EXPREL_DEGREE = 14
+EXPREL_BELOW = sp.Rational(1, 2)
+EXPREL = polyval(sp.Tuple(*(sp.Rational(1, sp.factorial(k + 1)) for k in range(EXPREL_DEGREE, -1, -1))), sp.Symbol("u"))
+
+
+def _exprel_series(node: sp.Expr) -> sp.Expr | None:
+    """r*expm1(v*w)/v = r*w*P(v*w) where |v*w| < 1/2, P the Taylor polynomial of expm1(u)/u:
+    a quotient whose denominator v vanishes with the argument, as a parameter learned near
+    0 makes it ((exp(a*x) - 1)/a and the Box-Cox transform are 0/0 = NaN at a = 0, where
+    they are x and log(x); their slopes in a cancel near it). A product with a where is
+    taken into its branches first (power_less_one's where around the Box-Cox expm1)."""
+    if not isinstance(node, sp.Mul) or not node.has(expm1):
+        return None
+    pieces = [f for f in node.args if isinstance(f, sp.Piecewise)]
+    if not pieces:
+        return _exprel_branch(node)
+    if len(pieces) != 1:
+        return None
+    # The product into the branches by hand: SymPy's piecewise_fold simplifies conditions,
+    # which took minutes on the fuzzer's nested wheres (see _holds_where).
+    (piece,) = pieces
+    rest = sp.Mul(*(f for f in node.args if f is not piece))
+    branches = [(rest * e, c) for e, c in piece.args]
+    found = [_exprel_branch(e) for e, _ in branches]
+    if all(e is None for e in found):
+        return None
+    return sp.Piecewise(*((new if new is not None else e, c) for new, (e, c) in zip(found, branches)))
+
+
+def _exprel_branch(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.Mul):
+        return None
+    for f in node.args:
+        if not isinstance(f, expm1):
+            continue
+        u = f.args[0]
+        for g in node.args:
+            v, k = g.as_base_exp()
+            if k != -1 or v.is_number or not v.free_symbols:
+                continue
+            w = sp.cancel(u / v)
+            if sp.denom(w).has(*v.free_symbols):
+                continue  # v does not divide u
+            if not w.free_symbols - v.free_symbols:
+                continue  # one input: (exp(x) - 1)/x is the series regime's, its band measured
+            rest = sp.Mul(*(h for h in node.args if h is not f and h is not g))
+            series = rest * w * EXPREL.xreplace({sp.Symbol("u"): u})
+            return sp.Piecewise((series, sp.Abs(u) < EXPREL_BELOW), (node, True))
     return None
 
 
@@ -2128,6 +2259,17 @@ VARIANTS: tuple[Rule, ...] = (
         "power_of_one_plus",
         "(1 + v)**k multiplies the rounding of 1 + v by k (|k| >= 8, or k not a number); exp(k*log1p(v)) does not round it",
         _power_of_one_plus,
+    ),
+    Rule(
+        "power_less_one",
+        "b**w - 1 cancels where w or log(b) is near 0; expm1(w*log(b)) does not",
+        _power_less_one,
+    ),
+    Rule(
+        "exprel_series",
+        "expm1(v*w)/v is 0/0 at v = 0 and its slopes in v cancel near it; w times the Taylor polynomial of expm1(u)/u is not",
+        _exprel_series,
+        stacks=True,
     ),
     Rule(
         "power_of_one_plus_less_one",

@@ -10,6 +10,7 @@ generated module and nested tapes, in float32, against mpmath.
 from __future__ import annotations
 
 import itertools
+import math
 
 import mpmath
 import numpy as np
@@ -667,3 +668,42 @@ def test_inverse_hyperbolic_sine_minus_its_log(load_module) -> None:
     x = sp.Symbol("x", real=True)
     fn = load_module("asinh(x) - log(2*x)", "asinh_gap", ["x"]).asinh_gap
     _check(fn, sp.asinh(x) - sp.log(2 * x), [x], [(40.0,), (1e3,), (1e10,)])
+
+
+def test_box_cox_at_and_near_a_zero_exponent(load_module) -> None:
+    # (x**l - 1)/l is 0/0 = NaN at l = 0, where it is log(x), its slope in l log(x)**2/2
+    # and its curvature log(x)**3/3; near 0 the power rounds to 1 (l = 1e-8: 0) and the
+    # slope cancels. The series of expm1(u)/u in u = l*log(x) serves |u| < 1/2.
+    import tensorflow as tf
+
+    l, x = sp.symbols("l x", real=True)
+    fn = load_module("(x**l - 1)/l", "box_cox", ["l", "x"]).box_cox
+    _check(fn, (x**l - 1) / l, [l, x], [(1e-8, 3.0), (-1e-3, 0.5), (0.3, 10.0)])
+    xs = [0.5, 3.0, 1e5]
+    got = tf_partials(tf, fn, [tf.zeros(3, tf.float32), tf.constant(xs, tf.float32)], 2)
+    for index, power in [((), 1), ((0,), 2), ((0, 0), 3)]:
+        true = [math.log(v) ** power / power for v in xs]
+        assert got[index].numpy() == pytest.approx(true, rel=TOL), index
+
+
+def test_exponential_growth_rate_at_zero(load_module) -> None:
+    # (exp(a*x) - 1)/a at a = 0 is x (0/0 as written), its slope in a x**2/2, which cancels
+    # near a = 0 (0 at a = 1e-8, x = 2).
+    a, x = sp.symbols("a x", real=True)
+    fn = load_module("(exp(a*x) - 1)/a", "growth", ["a", "x"]).growth
+    _check(fn, (sp.exp(a * x) - 1) / a, [a, x], [(1e-8, 2.0), (-1e-8, 3.0)])
+    import tensorflow as tf
+
+    got = tf_partials(tf, fn, [tf.zeros(2), tf.constant([2.0, -0.5])], 2)
+    assert got[()].numpy().tolist() == [2.0, -0.5]
+    assert got[(0,)].numpy() == pytest.approx([2.0, 0.125], rel=TOL)  # x**2/2
+
+
+def test_squareplus_with_a_learned_offset(load_module) -> None:
+    # (x + sqrt(x**2 + b))/2: x**2 overflows at x = 1e30 (inf; the truth is 1e30), and for
+    # x << 0 the sum cancels (0 at x = -1e5, b = 4; the truth is 1e-5; x**2 overflows at -1e20). hypot(x, sqrt(b))
+    # where b >= 0, and the side rule inside that where.
+    b, x = sp.symbols("b x", real=True)
+    fn = load_module("(x + sqrt(x**2 + b))/2", "squareplus", ["b", "x"]).squareplus
+    points = [(4.0, -1e5), (0.1, -1e20), (1.0, 1e30), (4.0, 0.5)]
+    _check(fn, (x + sp.sqrt(x**2 + b)) / 2, [b, x], points)

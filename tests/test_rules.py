@@ -51,7 +51,7 @@ from generator.primitives import (
     softplus,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, REPAIRS, RULES, VARIANTS, repairs
+from generator.stabilize import EXPREL, ECONOMIES, REPAIRS, RULES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 LOG2 = sp.Float(0.6931471805599453, 17)
@@ -839,6 +839,29 @@ CASES: tuple[Case, ...] = (
         {x: (-7.5e-9, 3e9), y: (-7.5e-9, 3e9)},
         label="shared",
     ),
+    # x**y - 1 at x = 2, y = 1e-10: the power rounds to 1, and the difference is 0; the truth
+    # is 6.9e-11 (the Box-Cox transform (x**l - 1)/l at l near 0).
+    Case(
+        "power_less_one",
+        x**y - 1,
+        sp.Piecewise(
+            (expm1(y * sp.log(x)), (x > 0) & (sp.Abs(y * sp.log(x)) < 1)),
+            (x**y - 1, True),
+        ),
+        {x: (2.0, 10.0), y: (1e-10, -3e-9)},
+    ),
+    # expm1(x*y)/x at x = 1e-30, y = 1e-10: the product flushes to 0, and so the quotient; the
+    # truth is y (and at x = 0 the quotient is 0/0).
+    Case(
+        "exprel_series",
+        expm1(x * y) / x,
+        sp.Piecewise(
+            (y * EXPREL.xreplace({sp.Symbol("u"): x * y}), sp.Abs(x * y) < sp.S.Half),
+            (expm1(x * y) / x, True),
+        ),
+        {x: (1e-30, -2e-20), y: (1e-10, 3e-19)},
+        tolerance=1e-16,  # the polynomial's truncation, below 5e-17 where it serves
+    ),
     # sigmoid(1.2e-13) and sigmoid(0) both round to 1/2: the difference is 0; the truth is
     # 2.9e-14. (Matched from its negative term, as softplus_difference is.)
     Case(
@@ -982,6 +1005,33 @@ CASES: tuple[Case, ...] = (
         1 + sp.Abs(x) - x * sp.sign(x),
         sp.Integer(1),
         {x: (-2e14, 3e9)},
+    ),
+    # x*y**2/|y| at y = 1e20: y**2 overflows; the truth is x*|y|, 2e20. (The pseudo-Huber
+    # loss's d**2*(hypot(d, x)/|d| - 1), whose d*(d/|d|) left its d-partial NaN.)
+    Case(
+        "sign_product",
+        x * y**2 / sp.Abs(y),
+        x * sp.Abs(y),
+        {x: (2.0, -3.0), y: (1e20, -3e30)},
+        label="square over abs",
+    ),
+    # sqrt(x**2 + y) at x = 1e20, y = 2: x**2 overflows; the truth is 1e20. A sum around the
+    # root goes into the where with it: squareplus with a learned b, (x + sqrt(x**2 + b))/2,
+    # cancels for x << 0 unless hypot_minus_side sees x + hypot(x, sqrt(b)).
+    Case(
+        "hypot_where_nonnegative",
+        sp.sqrt(x**2 + y),
+        sp.Piecewise(
+            (hypot(x, sp.sqrt(y)), y >= 0), (sp.sqrt(ipow(x**2 + y, 1)), True)
+        ),
+        {x: (1e20, -3e38), y: (2.0, 0.5)},
+    ),
+    Case(
+        "hypot_where_nonnegative",
+        x + sp.sqrt(x**2 + sp.exp(y)),
+        x + hypot(x, sp.exp(y / 2)),
+        {x: (1e20, 3e30), y: (2.0, 0.5)},
+        label="positive",
     ),
     # A coefficient: (1e20)**2 overflows either way; the norm is 2.2e20.
     Case(
@@ -1411,6 +1461,22 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("rational_far", x / (x + 1)),
     ("hypot", sp.log(1 + x**2)),
     ("sign_product", x * sp.sign(y)),
+    ("sign_product", x / sp.Abs(y)),  # no power of y beside |y|
+    # A negative term, a number, no square; sums of squares alone are hypot's.
+    ("hypot_where_nonnegative", sp.sqrt(x**2 - sp.exp(y))),
+    ("hypot_where_nonnegative", sp.sqrt(x**2 - 1)),
+    ("hypot_where_nonnegative", sp.sqrt(1 - x**2)),  # -x**2 is never above 0
+    ("hypot_where_nonnegative", sp.sqrt(x + y)),
+    ("hypot_where_nonnegative", sp.sqrt(x + 1)),  # a number is no square to overflow
+    ("hypot_where_nonnegative", sp.sqrt(x**2 + y**2)),
+    # A number base or exponent; a base 1 + v (power_of_one_plus_less_one's).
+    ("power_less_one", 2**y - 1),
+    ("power_less_one", x**3 - 1),
+    ("power_less_one", (1 + x) ** y - 1),
+    # One input (the series regime's); a denominator that does not divide the argument.
+    ("exprel_series", expm1(x) / x),
+    ("exprel_series", expm1(x * y) / (x + 1)),
+    ("exprel_series", expm1(x) * y),
     ("no_nan_product", 3 * sp.exp(-x)),
     ("exp_product", 3 * sp.exp(x)),
     ("exp_product", sp.exp(x) * sp.exp(y) * x),
