@@ -1486,24 +1486,56 @@ def _power_less_one(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
-# The Taylor polynomial of expm1(u)/u = sum(u**k/(k + 1)!) to this degree: within 5e-17 for
-# |u| < EXPREL_BELOW (the next term, (1/2)**15/16!, is 1.5e-18 of it).
-EXPREL_DEGREE = 14
-EXPREL_BELOW = sp.Rational(1, 2)
-EXPREL = polyval(sp.Tuple(*(sp.Rational(1, sp.factorial(k + 1)) for k in range(EXPREL_DEGREE, -1, -1))), sp.Symbol("u"))
+# The Taylor polynomial of g(u)/u, for a g that vanishes at 0, to this degree, and the bands
+# it may serve: the widest of RATIO_SERIES_BANDS where its truncation is within 5e-17
+# (relative) at both ends (expm1(u)/u to 1/2, where the next term is 1.5e-18; log1p(u)/u to
+# 1/16).
+RATIO_SERIES_DEGREE = 14
+RATIO_SERIES_BANDS = (sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(1, 8), sp.Rational(1, 16))
+# The functions g(u), and their powers, whose series ratio_series takes: SymPy's are quick.
+RATIO_SERIES_FUNCTIONS = (expm1, log1p, sp.sin, sp.sinh, sp.tan, sp.tanh, sp.atan, sp.asinh, sp.asin, sp.atanh, sp.erf)
+_U = sp.Symbol("u")
 
 
-def _exprel_series(node: sp.Expr) -> sp.Expr | None:
-    """r*expm1(v*w)/v = r*w*P(v*w) where |v*w| < 1/2, P the Taylor polynomial of expm1(u)/u:
-    a quotient whose denominator v vanishes with the argument, as a parameter learned near
-    0 makes it ((exp(a*x) - 1)/a and the Box-Cox transform are 0/0 = NaN at a = 0, where
-    they are x and log(x); their slopes in a cancel near it). A product with a where is
-    taken into its branches first (power_less_one's where around the Box-Cox expm1)."""
-    if not isinstance(node, sp.Mul) or not node.has(expm1):
+@functools.cache
+def _ratio_polynomial(g: sp.Expr) -> tuple[sp.Expr, sp.Rational] | None:
+    """(the Taylor polynomial of g/u in u = _U as polyval, its band), for g that vanishes at
+    0; None where the series is not a polynomial with real numbers for coefficients, or is
+    not within 5e-17 on any band."""
+    textbook = naive(g)
+    try:
+        if textbook.subs(_U, 0) != 0:
+            return None
+        series = sp.series(textbook / _U, _U, 0, RATIO_SERIES_DEGREE + 1).removeO()
+        coeffs = sp.Poly(series, _U).all_coeffs()
+    except (ValueError, TypeError, NotImplementedError, ArithmeticError, sp.PolynomialError, sp.PoleError):
+        return None
+    if not all(c.is_number and c.is_real for c in coeffs):
+        return None
+    # Irrational ones (erf's 2/sqrt(pi)) as numbers, so that the polynomial prints as one.
+    coeffs = [c if c.is_Rational else sp.Float(sp.N(c, 25), 25) for c in coeffs]
+    exact = sp.lambdify(_U, textbook / _U, modules="mpmath")
+    approx = sp.lambdify(_U, series, modules="mpmath")
+    with mpmath.workdps(40):
+        for band in RATIO_SERIES_BANDS:
+            ends = [mpmath.mpf(sign * band.p) / band.q for sign in (1, -1)]
+            if all(abs(approx(u) - exact(u)) <= mpmath.mpf(5e-17) * abs(exact(u)) for u in ends):
+                return polyval(sp.Tuple(*coeffs), _U), band
+    return None
+
+
+def _ratio_series(node: sp.Expr) -> sp.Expr | None:
+    """r*g(v*w)/v = r*w*P(v*w) within a band of v*w around 0, P the Taylor polynomial of
+    g(u)/u, for g that vanishes at 0 (expm1, log1p, sin, ... and their powers): a quotient
+    whose denominator v vanishes with the argument, as a parameter learned near 0 makes
+    it ((exp(a*x) - 1)/a and the Box-Cox transform are 0/0 = NaN at a = 0, where they are
+    x and log(x); their slopes in a cancel near it). A product with a where is taken into
+    its branches first (power_less_one's where around the Box-Cox expm1)."""
+    if not isinstance(node, sp.Mul) or not node.has(*RATIO_SERIES_FUNCTIONS):
         return None
     pieces = [f for f in node.args if isinstance(f, sp.Piecewise)]
     if not pieces:
-        return _exprel_branch(node)
+        return _ratio_branch(node)
     if len(pieces) != 1:
         return None
     # The product into the branches by hand: SymPy's piecewise_fold simplifies conditions,
@@ -1511,31 +1543,35 @@ def _exprel_series(node: sp.Expr) -> sp.Expr | None:
     (piece,) = pieces
     rest = sp.Mul(*(f for f in node.args if f is not piece))
     branches = [(rest * e, c) for e, c in piece.args]
-    found = [_exprel_branch(e) for e, _ in branches]
+    found = [_ratio_branch(e) for e, _ in branches]
     if all(e is None for e in found):
         return None
     return sp.Piecewise(*((new if new is not None else e, c) for new, (e, c) in zip(found, branches)))
 
 
-def _exprel_branch(node: sp.Expr) -> sp.Expr | None:
+def _ratio_branch(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, sp.Mul):
         return None
     for f in node.args:
-        if not isinstance(f, expm1):
+        g, k = f.as_base_exp()
+        if not (isinstance(g, RATIO_SERIES_FUNCTIONS) and k.is_Integer and k > 0):
             continue
-        u = f.args[0]
-        for g in node.args:
-            v, k = g.as_base_exp()
-            if k != -1 or v.is_number or not v.free_symbols:
+        u = g.args[0]
+        for h in node.args:
+            v, m = h.as_base_exp()
+            if m != -1 or v.is_number or not v.free_symbols:
                 continue
             w = sp.cancel(u / v)
             if sp.denom(w).has(*v.free_symbols):
                 continue  # v does not divide u
             if not w.free_symbols - v.free_symbols:
                 continue  # one input: (exp(x) - 1)/x is the series regime's, its band measured
-            rest = sp.Mul(*(h for h in node.args if h is not f and h is not g))
-            series = rest * w * EXPREL.xreplace({sp.Symbol("u"): u})
-            return sp.Piecewise((series, sp.Abs(u) < EXPREL_BELOW), (node, True))
+            found = _ratio_polynomial(g.func(_U) ** k)
+            if found is None:
+                continue
+            poly, band = found
+            rest = sp.Mul(*(e for e in node.args if e is not f and e is not h))
+            return sp.Piecewise((rest * w * poly.xreplace({_U: u}), sp.Abs(u) < band), (node, True))
     return None
 
 
@@ -2266,9 +2302,9 @@ VARIANTS: tuple[Rule, ...] = (
         _power_less_one,
     ),
     Rule(
-        "exprel_series",
-        "expm1(v*w)/v is 0/0 at v = 0 and its slopes in v cancel near it; w times the Taylor polynomial of expm1(u)/u is not",
-        _exprel_series,
+        "ratio_series",
+        "g(v*w)/v, g(0) = 0 (expm1, log1p, sin, ...), is 0/0 at v = 0 and its slopes in v cancel near it; w times the Taylor polynomial of g(u)/u is not",
+        _ratio_series,
         stacks=True,
     ),
     Rule(

@@ -707,3 +707,24 @@ def test_squareplus_with_a_learned_offset(load_module) -> None:
     fn = load_module("(x + sqrt(x**2 + b))/2", "squareplus", ["b", "x"]).squareplus
     points = [(4.0, -1e5), (0.1, -1e20), (1.0, 1e30), (4.0, 0.5)]
     _check(fn, (x + sp.sqrt(x**2 + b)) / 2, [b, x], points)
+
+
+@pytest.mark.parametrize(
+    ("text", "partials"),
+    [
+        # log(1 + a*x)/a at a = 0: x, its slope in a -x**2/2 and curvature 2*x**3/3.
+        ("log(1 + a*x)/a", lambda x: (x, -(x**2) / 2, 2 * x**3 / 3)),
+        # atan(a*x)/a: x, 0 and -2*x**3/3.
+        ("atan(a*x)/a", lambda x: (x, 0.0, -2 * x**3 / 3)),
+    ],
+)
+def test_scaled_functions_at_a_zero_scale(load_module, text, partials) -> None:
+    # 0/0 = NaN at a = 0 as written; the Taylor polynomial of g(u)/u in u = a*x serves.
+    import tensorflow as tf
+
+    fn = load_module(text, "scaled", ["a", "x"]).scaled
+    xs = [0.5, -3.0, 20.0]
+    got = tf_partials(tf, fn, [tf.zeros(3), tf.constant(xs)], 2)
+    for index, k in [((), 0), ((0,), 1), ((0, 0), 2)]:
+        true = [partials(v)[k] for v in xs]
+        assert got[index].numpy() == pytest.approx(true, rel=TOL, abs=1e-30), index

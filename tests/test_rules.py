@@ -47,11 +47,12 @@ from generator.primitives import (
     mul_no_nan,
     naive,
     polygamma_diff,
+    polyval,
     sigmoid,
     softplus,
     xlogy,
 )
-from generator.stabilize import EXPREL, ECONOMIES, REPAIRS, RULES, VARIANTS, repairs
+from generator.stabilize import ECONOMIES, REPAIRS, RULES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 LOG2 = sp.Float(0.6931471805599453, 17)
@@ -851,16 +852,44 @@ CASES: tuple[Case, ...] = (
         {x: (2.0, 10.0), y: (1e-10, -3e-9)},
     ),
     # expm1(x*y)/x at x = 1e-30, y = 1e-10: the product flushes to 0, and so the quotient; the
-    # truth is y (and at x = 0 the quotient is 0/0).
+    # truth is y (and at x = 0 the quotient is 0/0). expm1(u)/u = 1 + u/2 + u**2/6 + ...
     Case(
-        "exprel_series",
+        "ratio_series",
         expm1(x * y) / x,
         sp.Piecewise(
-            (y * EXPREL.xreplace({sp.Symbol("u"): x * y}), sp.Abs(x * y) < sp.S.Half),
+            (
+                y
+                * polyval(
+                    sp.Tuple(*(1 / sp.factorial(k + 1) for k in range(14, -1, -1))),
+                    x * y,
+                ),
+                sp.Abs(x * y) < sp.S.Half,
+            ),
             (expm1(x * y) / x, True),
         ),
         {x: (1e-30, -2e-20), y: (1e-10, 3e-19)},
         tolerance=1e-16,  # the polynomial's truncation, below 5e-17 where it serves
+    ),
+    # log1p(x*y)/x likewise; its series, sum((-u)**k/(k + 1)), converges slowly: |u| < 1/16.
+    Case(
+        "ratio_series",
+        log1p(x * y) / x,
+        sp.Piecewise(
+            (
+                y
+                * polyval(
+                    sp.Tuple(
+                        *(sp.Integer(-1) ** k / (k + 1) for k in range(14, -1, -1))
+                    ),
+                    x * y,
+                ),
+                sp.Abs(x * y) < sp.Rational(1, 16),
+            ),
+            (log1p(x * y) / x, True),
+        ),
+        {x: (1e-30, -2e-20), y: (1e-10, 3e-19)},
+        label="log1p",
+        tolerance=1e-16,
     ),
     # sigmoid(1.2e-13) and sigmoid(0) both round to 1/2: the difference is 0; the truth is
     # 2.9e-14. (Matched from its negative term, as softplus_difference is.)
@@ -1473,10 +1502,12 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_less_one", 2**y - 1),
     ("power_less_one", x**3 - 1),
     ("power_less_one", (1 + x) ** y - 1),
-    # One input (the series regime's); a denominator that does not divide the argument.
-    ("exprel_series", expm1(x) / x),
-    ("exprel_series", expm1(x * y) / (x + 1)),
-    ("exprel_series", expm1(x) * y),
+    # One input (the series regime's); a denominator that does not divide the argument; no
+    # denominator; a function that is not 0 at 0.
+    ("ratio_series", expm1(x) / x),
+    ("ratio_series", expm1(x * y) / (x + 1)),
+    ("ratio_series", expm1(x) * y),
+    ("ratio_series", sp.cos(x * y) / x),
     ("no_nan_product", 3 * sp.exp(-x)),
     ("exp_product", 3 * sp.exp(x)),
     ("exp_product", sp.exp(x) * sp.exp(y) * x),
