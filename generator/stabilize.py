@@ -1209,6 +1209,27 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((softplus(log_u), u > LOG1P_FAR), (node, True))
 
 
+# log1mexp_of_product takes the logs apart below this size of the product, where
+# log1mexp(u) = log(u) - u/2 + u**2/24 - ... is log(u) - u/2 to far below an ulp of it.
+LOG1MEXP_NEAR = sp.Integer(2) ** -20
+
+
+def _log1mexp_of_product(node: sp.Expr) -> sp.Expr | None:
+    """log1mexp(c*b1**k1*b2**k2*...) as log|c| + k1*log|b1| + ... - u/2 where the product u is
+    below 2**-20: u flushes to 0 where its log need not (the Weibull log-CDF
+    log(1 - exp(-(x/l)**k)) at x = 1e-10, k = 5 is log(0) = -inf; the truth is -115)."""
+    if not isinstance(node, log1mexp):
+        return None
+    u = node.args[0]
+    coeff, body = u.as_coeff_Mul()
+    factors = _power_factors(body)
+    inputs = [(b, e) for b, e in factors if b.free_symbols or e.free_symbols]
+    if coeff == 0 or not inputs or (len(inputs) == 1 and inputs[0][1] == 1):
+        return None  # no product or power to flush: log1mexp(x) keeps x
+    log_u = sp.log(sp.Abs(coeff)) + sp.Add(*(e * sp.log(sp.Abs(b)) for b, e in factors))
+    return sp.Piecewise((log_u - u / 2, (u >= 0) & (u < LOG1MEXP_NEAR)), (node, True))
+
+
 def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
     """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a),
     with log|b| a sum over b's factors: x**2 flushes at x = 8e-20, where 2*log|x| is -87.9."""
@@ -2362,6 +2383,11 @@ VARIANTS: tuple[Rule, ...] = (
         "hypot_minus_side",
         "hypot(a, b) - a cancels where |b| << a; b*(b/(hypot(a, b) + a)) does not",
         _hypot_minus_side,
+    ),
+    Rule(
+        "log1mexp_of_product",
+        "log1mexp(u) for a product u of powers: u flushes to 0 where the log need not; below 2**-20, the sum of the factors' logs less u/2 does not",
+        _log1mexp_of_product,
     ),
     Rule(
         "log1p_of_product",

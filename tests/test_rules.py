@@ -840,6 +840,34 @@ CASES: tuple[Case, ...] = (
         {x: (-7.5e-9, 3e9), y: (-7.5e-9, 3e9)},
         label="shared",
     ),
+    # log1mexp(x**2/2) at x = 1e-20: the square flushes, log(0) = -inf; the truth is -92.8.
+    Case(
+        "log1mexp_of_product",
+        log1mexp(x**2 / 2),
+        sp.Piecewise(
+            (
+                2 * sp.log(sp.Abs(x)) - sp.log(2) - x**2 / 4,
+                x**2 < sp.Rational(1, 2**19),
+            ),
+            (log1mexp(x**2 / 2), True),
+        ),
+        {x: (1e-20, -3e-20)},
+        tolerance=1e-16,  # the series' dropped terms, u**2/24 and beyond
+    ),
+    Case(
+        "log1mexp_of_product",
+        log1mexp(x * y),
+        sp.Piecewise(
+            (
+                sp.log(sp.Abs(x)) + sp.log(sp.Abs(y)) - x * y / 2,
+                (x * y >= 0) & (x * y < sp.Rational(1, 2**20)),
+            ),
+            (log1mexp(x * y), True),
+        ),
+        {x: (1e-20, -3e-30), y: (1e-25, -2e-12)},
+        label="product",
+        tolerance=1e-16,
+    ),
     # x**y - 1 at x = 2, y = 1e-10: the power rounds to 1, and the difference is 0; the truth
     # is 6.9e-11 (the Box-Cox transform (x**l - 1)/l at l near 0).
     Case(
@@ -1498,6 +1526,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("hypot_where_nonnegative", sp.sqrt(x + y)),
     ("hypot_where_nonnegative", sp.sqrt(x + 1)),  # a number is no square to overflow
     ("hypot_where_nonnegative", sp.sqrt(x**2 + y**2)),
+    # One input as it is, a number.
+    ("log1mexp_of_product", log1mexp(x)),
+    ("log1mexp_of_product", log1mexp(x + y)),
     # A number base or exponent; a base 1 + v (power_of_one_plus_less_one's).
     ("power_less_one", 2**y - 1),
     ("power_less_one", x**3 - 1),
