@@ -242,6 +242,13 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
     # limits for minutes (fuzz seed 6791), and an exponential's tail is _exp_tail's.
     if any(not isinstance(f, _ALGEBRAIC_TAILS) for f in textbook.atoms(sp.Function)):
         return None
+    # asinh and acosh of a rational function only, and no root of a function: SymPy's
+    # series of -asinh(lgamma(y)) as a log, and of its slope
+    # -digamma(y)/sqrt(lgamma(y)**2 + 1), ran for minutes (fuzz seed 9024).
+    if any(not f.args[0].is_rational_function(x) for f in textbook.atoms(sp.asinh, sp.acosh)):
+        return None
+    if any(not p.exp.is_Integer and p.base.atoms(sp.Function) for p in textbook.atoms(sp.Pow)):
+        return None
     # Nor through a high power: the series of (1 + x/1000)**1000 at oo expanded it (minutes).
     if any(p.exp.is_Number and abs(p.exp) > ALGEBRAIC_MAX_POWER for p in textbook.atoms(sp.Pow)):
         return None
