@@ -1209,6 +1209,17 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((softplus(log_u), u > LOG1P_FAR), (node, True))
 
 
+def _log_of_power(node: sp.Expr) -> sp.Expr | None:
+    """log(b**w) = xlogy(w, b) where b > 0, for an exponent w with an input in it: the power
+    overflows or flushes where its log need not (log(x**x) is log(inf) from x = 40)."""
+    if not (isinstance(node, sp.log) and isinstance(node.args[0], sp.Pow)):
+        return None
+    b, w = node.args[0].args
+    if w.is_number or not b.free_symbols or _holds_where(node):
+        return None
+    return sp.Piecewise((xlogy(w, b), b > 0), (node, True))
+
+
 # log1mexp_of_product takes the logs apart below this size of the product, where
 # log1mexp(u) = log(u) - u/2 + u**2/24 - ... is log(u) - u/2 to far below an ulp of it.
 LOG1MEXP_NEAR = sp.Integer(2) ** -20
@@ -2383,6 +2394,11 @@ VARIANTS: tuple[Rule, ...] = (
         "hypot_minus_side",
         "hypot(a, b) - a cancels where |b| << a; b*(b/(hypot(a, b) + a)) does not",
         _hypot_minus_side,
+    ),
+    Rule(
+        "log_of_power",
+        "log(b**w) is log(inf) or log(0) where the power over- or underflows; xlogy(w, b) where b > 0 is not",
+        _log_of_power,
     ),
     Rule(
         "log1mexp_of_product",

@@ -755,3 +755,10 @@ def test_weibull_log_cdf_where_the_power_flushes(load_module) -> None:
         with mpmath.workdps(50):
             true = float(mpmath.log(-mpmath.expm1(-((mpmath.mpf(x) / l) ** k))))
         assert value == pytest.approx(true, rel=TOL), (x, l, k)
+
+
+def test_log_of_a_power_with_the_input_in_its_exponent(load_module) -> None:
+    # log(x**x) is log(inf) from x = 40 as written; xlogy(x, x) is 195.6 at x = 50.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("log(x**x)", "log_self_power", ["x"]).log_self_power
+    _check(fn, x * sp.log(x), [x], [(50.0,), (1e10,), (0.25,)])

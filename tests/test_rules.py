@@ -840,6 +840,14 @@ CASES: tuple[Case, ...] = (
         {x: (-7.5e-9, 3e9), y: (-7.5e-9, 3e9)},
         label="shared",
     ),
+    # log(x**y) at x = 10, y = 50: the power overflows, log(inf); the truth is 115.1. At
+    # x = 1e-30, y = 2.5 it flushes: log(0); the truth is -172.7.
+    Case(
+        "log_of_power",
+        sp.log(x**y),
+        sp.Piecewise((xlogy(y, x), x > 0), (sp.log(x**y), True)),
+        {x: (10.0, 1e-30), y: (50.0, 2.5)},
+    ),
     # log1mexp(x**2/2) at x = 1e-20: the square flushes, log(0) = -inf; the truth is -92.8.
     Case(
         "log1mexp_of_product",
@@ -1526,6 +1534,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("hypot_where_nonnegative", sp.sqrt(x + y)),
     ("hypot_where_nonnegative", sp.sqrt(x + 1)),  # a number is no square to overflow
     ("hypot_where_nonnegative", sp.sqrt(x**2 + y**2)),
+    # A number exponent (log_of_polynomial's), a number base (a log of an exponential).
+    ("log_of_power", sp.log(x**3)),
+    ("log_of_power", sp.log(2**x)),
     # One input as it is, a number.
     ("log1mexp_of_product", log1mexp(x)),
     ("log1mexp_of_product", log1mexp(x + y)),
