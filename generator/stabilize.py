@@ -496,9 +496,8 @@ def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
 
 def _unsigned_root_hypot(node: sp.Expr) -> sp.Expr | None:
     """sqrt(a**2 + ... + r) = hypot(..., sqrt(r)) where r >= 0 (everywhere if r is known to
-    be), for a term r that is not a square:
-    squareplus with a learned b, (x + sqrt(x**2 + b))/2, was inf at x = 1e30, where x**2
-    overflows. A top-down rule: a sum with such roots among its factors' terms becomes one
+    be), for a term r that is not a square: squareplus with a learned b,
+    (x + sqrt(x**2 + b))/2, was inf at x = 1e30, where x**2 overflows. A top-down rule: a sum with such roots among its factors' terms becomes one
     where, each branch the whole sum, so that the hypot's side rules see the sum (x +
     hypot(x, sqrt(b)) cancels for x < 0). Where r < 0, the root as written, its base held
     (ipow(u, 1) is u) so that the rule does not match it again."""
@@ -566,7 +565,7 @@ def _sign_product(node: sp.Expr) -> sp.Expr | None:
         if isinstance(u, sp.Abs) and m.is_Integer and m < 0:
             n = powers.get(u.args[0])
             if n is not None and n.is_Integer and n >= -m:
-                rest = node / (u.args[0] ** n * factor)
+                rest = sp.Mul(*(f for f in node.args if f is not factor and f.as_base_exp()[0] != u.args[0]))
                 odd = -m % 2
                 return rest * u.args[0] ** (n + m - odd) * (u if odd else 1)
     return None
@@ -1255,12 +1254,14 @@ def _holds_where(e: sp.Expr) -> bool:
 
 
 def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
-    """log(a/b) as log1p((a - b)/b), with a - b simplified, where a/b is from 1/2 to 1e30:
+    """log(a/b) as log1p((a - b)/b), with a - b simplified, where a/b is from 1/2 to 2**24:
     log1p of a positive argument does not cancel, and log(a) - log(b) does where a is near
     b, or where both are far from 1 (x*log(x) + y*log(y) - (x + y)*log(x + y)'s slope
     log(x) - log(x + y) lost 7 bits at x = y = 4e-36, each log -80 for a difference of
     log(2)). `far` (the same log, as the caller had it) elsewhere: below 1/2, where
-    (a - b)/b rounds next to -1, and beyond 1e30, where it may overflow. Where (a - b)/b is
+    (a - b)/b rounds next to -1, and beyond 2**24 (LOG1P_FAR), where it may overflow and the
+    logs' rounding costs little of their difference (log(cosh(x)/x**2)' through log1p was
+    -2/x**3*(...), -inf at x = 1e-13). Where (a - b)/b is
     NaN (0/0, which a series regime of log1p's branch may serve: log(tanh(x)/x) at 0), the
     log1p branch too."""
     near = sp.expand(a - b) / b
