@@ -528,13 +528,15 @@ def _series_regime(
         # Numerically, from f where truth is f's k-th derivative: mpmath's differences at 0
         # take steps of 2**-700, where log(x/sinh(x))'' as differentiated has terms of 1e420
         # that cancel to -1/3 (its constant term came out 0, and no threshold held).
-        numeric = exact if k == 0 else judge._mp_function(textbook, (x,))
+        def numeric() -> Callable:
+            return exact if k == 0 else judge._mp_function(textbook, (x,))
+
         if gammas:
             series = _symbolic_series(textbook, x, k)
         elif _regular_at_zero(textbook, x):
-            series = _numeric_taylor(numeric, x, k=k)
+            series = _numeric_taylor(numeric(), x, k=k)
         elif nesting > SERIES_MAX_NESTING:
-            series = _numeric_taylor(numeric, x, singular=True, k=k)
+            series = _numeric_taylor(numeric(), x, singular=True, k=k)
         else:
             series = _symbolic_series(textbook, x, k)
     else:

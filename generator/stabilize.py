@@ -1204,8 +1204,14 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
     # log1p(u) = softplus(log(u)) for u > 0, whose derivative, sigmoid(log(u))*log(u)', has
     # no power of u to overflow (log1p(1/u)'s would: 1/(y**2*(1 + 1/u)*u) is 0*inf at
     # y = 8e-20 in log(1 + (x/y)**2)'').
-    log_u = sp.log(sp.Abs(coeff)) + sp.Add(*(e * sp.log(sp.Abs(b)) for b, e in factors))
-    return sp.Piecewise((softplus(log_u), u > LOG1P_FAR), (node, True))
+    return sp.Piecewise((softplus(_log_abs_product(u)), u > LOG1P_FAR), (node, True))
+
+
+def _log_abs_product(u: sp.Expr) -> sp.Expr:
+    """log|u| of a product u = c*b1**k1*b2**k2*... as log|c| + k1*log|b1| + ...: u over- or
+    underflows where its log need not."""
+    coeff, body = u.as_coeff_Mul()
+    return sp.log(sp.Abs(coeff)) + sp.Add(*(e * sp.log(sp.Abs(b)) for b, e in _power_factors(body)))
 
 
 def _log_of_power(node: sp.Expr) -> sp.Expr | None:
@@ -1236,14 +1242,13 @@ def _log1mexp_of_product(node: sp.Expr) -> sp.Expr | None:
     inputs = [(b, e) for b, e in factors if b.free_symbols or e.free_symbols]
     if coeff == 0 or not inputs or (len(inputs) == 1 and inputs[0][1] == 1):
         return None  # no product or power to flush: log1mexp(x) keeps x
-    log_u = sp.log(sp.Abs(coeff)) + sp.Add(*(e * sp.log(sp.Abs(b)) for b, e in factors))
-    return sp.Piecewise((log_u - u / 2, (u >= 0) & (u < LOG1MEXP_NEAR)), (node, True))
+    return sp.Piecewise((_log_abs_product(u) - u / 2, (u >= 0) & (u < LOG1MEXP_NEAR)), (node, True))
 
 
 def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
     """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a),
     with log|b| a sum over b's factors: x**2 flushes at x = 8e-20, where 2*log|x| is -87.9."""
-    return sp.log(positive_a) - sp.Add(*(k * sp.log(sp.Abs(base)) for base, k in _power_factors(b)))
+    return sp.log(positive_a) - _log_abs_product(b)
 
 
 def _holds_where(e: sp.Expr) -> bool:
