@@ -164,7 +164,13 @@ def _generate_all(config: Config) -> dict[Path, str]:
 def generate_function(config: Config, function: FunctionConfig) -> str:
     """One function's module source; errors name the function's key in the config file."""
     spec = Spec(
-        function.expr, function.name, function.variables, function.order, function.params, function.float64_inside
+        function.expr,
+        function.name,
+        function.variables,
+        function.order,
+        function.params,
+        function.float64_inside,
+        function.accurate_roots,
     )
     try:
         return generate(spec)

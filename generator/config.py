@@ -9,6 +9,7 @@ included, is a GeneratorError that names the key and the file.
     output = "generated"          # the package directory, relative to the file
     order = 2                     # default for functions that give none
     float64-inside = false        # default: compute float32 inputs in float64 (--float64-inside)
+    accurate-roots = false        # default: polynomials near nonzero roots (--accurate-roots)
 
     [[tool.generator.functions]]
     name = "softplus"
@@ -17,6 +18,7 @@ included, is a GeneratorError that names the key and the file.
     order = 3                     # optional
     params = { beta = 10.0 }      # optional: keyword-only arguments, not differentiated
     float64-inside = true         # optional
+    accurate-roots = true         # optional
 
 Hands on: a `Config` for `build` and `report`.
 """
@@ -37,8 +39,8 @@ from generator.pipeline import DEFAULT_ORDER, MAX_ORDER
 PYPROJECT = "pyproject.toml"
 TABLE = "tool.generator"
 
-_TOP_KEYS = frozenset({"output", "order", "float64_inside", "functions"})
-_FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", "float64_inside"})
+_TOP_KEYS = frozenset({"output", "order", "float64_inside", "accurate_roots", "functions"})
+_FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", "float64_inside", "accurate_roots"})
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class FunctionConfig:
     params: tuple[tuple[str, float], ...]  # (name, default) in the file's order
     key: str  # where it is in the file, for messages: tool.generator.functions[3]
     float64_inside: bool = False  # float32 inputs computed in float64 (--float64-inside)
+    accurate_roots: bool = False  # polynomials near nonzero roots (--accurate-roots)
 
 
 @dataclass(frozen=True)
@@ -189,8 +192,9 @@ def _validate(raw: Any, path: Path) -> Config:
     if not isinstance(entries, list) or not entries:
         raise read.error(f"{TABLE}.functions", "expected one or more [[tool.generator.functions]] tables")
     inside = read.flag(top.get("float64_inside", False), f"{TABLE}.float64_inside")
+    roots = read.flag(top.get("accurate_roots", False), f"{TABLE}.accurate_roots")
     functions = [
-        _function(read, entry, f"{TABLE}.functions[{i}]", order, inside) for i, entry in enumerate(entries)
+        _function(read, entry, f"{TABLE}.functions[{i}]", order, inside, roots) for i, entry in enumerate(entries)
     ]
     _check_unique(read, functions, lambda name: name, "the name of another function")
     # Two names that differ only in case collide on case-insensitive file systems.
@@ -208,7 +212,9 @@ def _validate(raw: Any, path: Path) -> Config:
     )
 
 
-def _function(read: _Reader, entry: Any, key: str, default_order: int, default_inside: bool) -> FunctionConfig:
+def _function(
+    read: _Reader, entry: Any, key: str, default_order: int, default_inside: bool, default_roots: bool
+) -> FunctionConfig:
     fields = read.table(entry, key, _FUNCTION_KEYS)
     for required in ("name", "expr"):
         if required not in fields:
@@ -224,6 +230,7 @@ def _function(read: _Reader, entry: Any, key: str, default_order: int, default_i
         params=read.params(fields.get("params", {}), f"{key}.params"),
         key=key,
         float64_inside=read.flag(fields.get("float64_inside", default_inside), f"{key}.float64_inside"),
+        accurate_roots=read.flag(fields.get("accurate_roots", default_roots), f"{key}.accurate_roots"),
     )
 
 

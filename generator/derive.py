@@ -89,6 +89,7 @@ def derive(
     defaults: dict[sp.Symbol, sp.Expr] | None = None,
     *,
     float64_inside: bool = False,
+    accurate_roots: bool = False,
 ) -> Derivation:
     """Stabilise f and derive all partials of orders 1..order.
 
@@ -96,7 +97,9 @@ def derive(
     their default values. The judge measures forms at those values; regimes,
     whose thresholds would hold for those values only, are not used.
     With `float64_inside`, the accuracy reported is of the forms computed in float64
-    and rounded to float32 (forms are still chosen for float32).
+    and rounded to float32 (forms are still chosen for float32). With `accurate_roots`,
+    one-input forms take Taylor polynomials near the nonzero roots where they lose
+    relative accuracy (regimes.add_regimes).
     """
     import numpy as np
 
@@ -206,7 +209,7 @@ def derive(
     if len(variables) == 1 and not defaults:
         x = variables[0]
         for idx in partials:
-            partials[idx], notes = _add_regimes(partials[idx], raw[idx], x, expr, len(idx))
+            partials[idx], notes = _add_regimes(partials[idx], raw[idx], x, expr, len(idx), accurate_roots)
             fired.extend(n for n in notes if n not in fired)
     else:
         # No regimes: their thresholds would hold for the default parameters only. An
@@ -315,7 +318,7 @@ def _check_defined(expr: sp.Expr, what: str) -> None:
 
 
 def _add_regimes(
-    form: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr, order: int
+    form: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr, order: int, roots: bool
 ) -> tuple[sp.Expr, tuple[str, ...]]:
     """Regimes for `form`, the order-th derivative of `domain`; for where(...), for each
     branch over the points where it is taken.
@@ -326,12 +329,14 @@ def _add_regimes(
     from generator import guards, regimes
 
     if not isinstance(form, sp.Piecewise):
-        return regimes.add_regimes(form, truth, x, domain, order)
+        return regimes.add_regimes(form, truth, x, domain, order, roots)
     cases = []
     notes: list[str] = []
     for value, condition, taken, _ in guards.branches(form):
         if not value.is_number:
-            value, found = regimes.add_regimes(value, value, x, sp.Piecewise((domain, taken), (sp.nan, True)))
+            value, found = regimes.add_regimes(
+                value, value, x, sp.Piecewise((domain, taken), (sp.nan, True)), roots=roots
+            )
             notes.extend(n for n in found if n not in notes)
         cases.append((value, condition))
     return sp.Piecewise(*cases), tuple(notes)

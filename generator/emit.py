@@ -21,6 +21,8 @@ from generator.stabilize import REPAIRS, RULES, VARIANTS
 
 _RULE_WHY = {rule.name: rule.why for rule in (*RULES, *VARIANTS, *REPAIRS)} | {
     "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
+    "root": "near a nonzero root the form's terms cancel and its relative error grows; within a measured band "
+    "a Taylor polynomial in x - r, with r added in two parts so that the difference is exact, serves",
     "asymptote": "far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the "
     "leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value",
     "algebraic_tail": "far out the form's terms cancel algebraically (a difference of digammas less 1/x); beyond "

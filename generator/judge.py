@@ -929,6 +929,19 @@ def _without(values: np.ndarray, outside: np.ndarray | None) -> np.ndarray:
 
 @functools.lru_cache(maxsize=256)
 def _near_roots(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    near = np.array(
+        [r * (1 + s * d) for r in sign_changes(expr, symbols)[:MAX_ROOTS] for d in ROOT_DISTANCES for s in (-1, 1)],
+        dtype=np.float32,
+    ).astype(np.float64)[None, :]
+    near_truth, near_infinite = _reference(expr, symbols, near)
+    return near, near_truth, near_infinite
+
+
+@functools.lru_cache(maxsize=256)
+def sign_changes(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[float, ...]:
+    """The points (smallest first) where the truth of a one-input `expr` changes sign
+    between grid points of one sign with |x| <= ROOT_RANGE, bisected to about 2**-24 of the
+    grid's spacing there: roots, or poles between grid points."""
     grid_points = sample_points(1)[0]
     truth = sample_reference(expr, symbols)
     fn = _mp_function(expr, symbols)
@@ -944,12 +957,7 @@ def _near_roots(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarr
             root = _bisect(fn, a, b, signs[1] > 0)
             if root is not None:
                 roots.append(root)
-    roots = sorted(roots, key=abs)[:MAX_ROOTS]
-    near = np.array(
-        [r * (1 + s * d) for r in roots for d in ROOT_DISTANCES for s in (-1, 1)], dtype=np.float32
-    ).astype(np.float64)[None, :]
-    near_truth, near_infinite = _reference(expr, symbols, near)
-    return near, near_truth, near_infinite
+    return tuple(sorted(roots, key=abs))
 
 
 def _bisect(fn: Callable[..., object], a: float, b: float, positive_at_a: bool) -> float | None:

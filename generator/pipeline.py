@@ -31,13 +31,16 @@ class Spec:
     params: tuple[tuple[str, float], ...] = ()
     # float32 inputs are computed in float64 and rounded once at the end.
     float64_inside: bool = False
+    # Taylor polynomials around the nonzero roots of one-input forms that lose relative accuracy there.
+    accurate_roots: bool = False
 
     def command(self, name: str, variables: tuple[str, ...]) -> str:
         """The CLI arguments that reproduce this module ('--' so that '-x' stays an expression)."""
         params = "".join(f" --param {p}={value!r}" for p, value in self.params)
         inside = " --float64-inside" if self.float64_inside else ""
+        roots = " --accurate-roots" if self.accurate_roots else ""
         return (
-            f"--name {name} --vars {','.join(variables)} --order {self.order}{params}{inside} "
+            f"--name {name} --vars {','.join(variables)} --order {self.order}{params}{inside}{roots} "
             f"-- {shlex.quote(self.expression)}"
         )
 
@@ -74,7 +77,9 @@ def generate(spec: Spec) -> str:
         raise GeneratorError("the name 'tf' would shadow the tensorflow import; rename it")
     if name in params:
         raise GeneratorError(f"function name {name!r} is also a parameter; choose another --name")
-    derivation = derive(expr, symbols, spec.order, defaults, float64_inside=spec.float64_inside)
+    derivation = derive(
+        expr, symbols, spec.order, defaults, float64_inside=spec.float64_inside, accurate_roots=spec.accurate_roots
+    )
     model = build_model(
         derivation,
         name=name,

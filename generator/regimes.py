@@ -27,6 +27,7 @@ Hands on: expressions with Piecewise, clip and away nodes for the printer.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import mpmath
 import numpy as np
@@ -35,6 +36,7 @@ import sympy as sp
 from generator import judge
 from generator.primitives import away, by_dtype, clip, lgamma, log1p, mul_exp, naive, pick, polyval
 from generator.printer import FLOAT32_MAX
+from generator.stabilize import plus_constant
 
 SERIES_TERMS = 26
 # A size limit, not a clock, bounds SymPy's series: a wall-clock budget would
@@ -64,14 +66,16 @@ _HYPERBOLIC = (sp.tanh, sp.cosh, sp.sinh, sp.coth, sp.sech, sp.csch)
 
 
 def add_regimes(
-    expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr, order: int = 0
+    expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr, order: int = 0, roots: bool = False
 ) -> tuple[sp.Expr, tuple[str, ...]]:
     """`expr` with asymptote and series regimes where measurement shows it needs them,
-    and the names of the regimes used ("series", "asymptote").
+    and the names of the regimes used ("series", "root", "asymptote", "algebraic_tail").
 
     Only points where `domain` (the function itself) is real count: outside
     f's domain a derivative's value is of no use. With `order` > 0, `truth` is the
     order-th derivative of `domain`, whose series serves where truth's own is too large.
+    With `roots`, also polynomials around the nonzero roots where the form loses
+    relative accuracy (--accurate-roots; they cost a where and 10-30 ops per form).
     """
     source = (domain, order) if order else None
     points = judge.sample_points(1)
@@ -92,7 +96,8 @@ def add_regimes(
         if (bad & (np.abs(xs - float(c)) < NEAR_ZERO)).any()
         or not np.isfinite(judge.evaluate32(expr, (x,), np.array([[float(c)]]))).all()
     ]
-    if not bad.any() and not singular:
+    at_nonzero = _bad_roots(expr, truth, x, domain) if roots else []
+    if not bad.any() and not singular and not at_nonzero:
         return expr, ()
     result = expr
     # As far out (below): a value a few powers of two above the underflow that flushes to 0
@@ -108,6 +113,12 @@ def add_regimes(
         trial_score = None if trial is None else judge.score(trial, (x,), points, reference)
         if trial_score is not None and trial_score <= score:
             result, score, at_singular = trial, trial_score, True
+    series = result.has(polyval)
+    at_roots = False
+    for root in at_nonzero:
+        trial = _root_regime(result, truth, x, root)
+        if trial is not None and _better_near(trial, result, truth, x, root, points, reference, score):
+            result, score, at_roots = trial, judge.score(trial, (x,), points, reference), True
     sides: dict[int, tuple[sp.Expr, sp.Float]] = {}
     # A far-out regime costs every call several full-size ops (swish's forward pass went
     # from 1x to 2.9x tf.nn.silu for one); it is worth them where the form is NaN or inf,
@@ -129,15 +140,15 @@ def add_regimes(
             trial = judge.score(_split(result, {**sides, sign: option}, x), (x,), points, reference)
             if trial < score:
                 sides[sign], score = option, trial
-    series = result.has(polyval)
     if sides:
         result = _split(result, sides, x)
     # `score` is the result's; the form's own is the mean of `bits` (judge.score).
-    # A series at a singular point is kept at equal score: it is there for the point itself.
-    if result is expr or (score >= bits[defined].mean() and not at_singular):
+    # A series at a singular point is kept at equal score: it is there for the point itself,
+    # and so is a root's polynomial for the points around the root (which the grid seldom holds).
+    if result is expr or (score >= bits[defined].mean() and not at_singular and not at_roots):
         return expr, ()
     tails = {"algebraic_tail" if value.has(polyval) else "asymptote" for value, _ in sides.values()}
-    notes = (("series",) if series else ()) + tuple(sorted(tails))
+    notes = (("series",) if series else ()) + (("root",) if at_roots else ()) + tuple(sorted(tails))
     return result, notes
 
 
@@ -430,6 +441,158 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
         if all(abs(v - last) <= mpmath.mpf(10) ** -12 * abs(last) for v in values[1:]):
             return sp.Float(float(last), 17)
     return None
+
+
+# Around a nonzero root, a form that is accurate to its own scale can lose its relative
+# accuracy, where its terms cancel: swish' = sigmoid(x)*(1 + x*sigmoid(-x)) is 8.9 bits off
+# at 2**-10 from its root -1.278, (24*tanh(x)**2 - 8)*sigmoid_slope(2*x) 8.6 bits at 0.658.
+# The root regime probes the form at these relative distances from each root, and below the
+# distance where it is bad, a Taylor polynomial in x - r (r added in two parts, so that the
+# difference is exact) takes over.
+ROOT_PROBES = tuple(2.0**-k for k in range(2, 24))
+ROOT_MAX_DEGREE = 16
+ROOT_MAX_CHANGES = 4  # sign changes on the grid; two pairs of roots at +-r
+ROOT_TAYLOR_DPS = 100
+
+
+@dataclass(frozen=True)
+class _Root:
+    """A root of the truth at 40 digits and more, the band |x - r| around it that a polynomial must
+    serve, and the truth's parity where -r is a root too (1 even, -1 odd, 0 neither): one
+    polynomial in |x| then serves both."""
+
+    value: mpmath.mpf
+    band: float
+    parity: int
+
+
+def _bad_roots(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) -> list[_Root]:
+    """The truth's roots (judge.sign_changes, refined) where `expr` is more than GOOD_BITS
+    off at a probe, in float32, each with the band a polynomial is to serve: at most half
+    the root, so that x - r stays exact (Sterbenz)."""
+    found: list[_Root] = []
+    changes = judge.sign_changes(truth, (x,))
+    if len(changes) > ROOT_MAX_CHANGES:
+        return found  # sin(x)/x's roots go on: a polynomial at the first few is no cure
+    exact = judge._mp_function(truth, (x,))
+    for approx in changes:
+        root = _refined_root(exact, approx)
+        if root is None or any(abs(abs(root) - abs(r.value)) <= abs(root) * 1e-30 and r.parity for r in found):
+            continue
+        points = _probes(root)
+        truths = judge.reference(truth, (x,), points)
+        if np.isnan(judge.reference(domain, (x,), points)).any() or np.isnan(truths).any():
+            continue
+        bits = judge.bits_of_error(judge.evaluate32(expr, (x,), points), truths)
+        if not (bits > judge.GOOD_BITS).any():
+            continue
+        # Four times the farthest probe over GOOD_BITS: the error falls only about as
+        # 1/|x - r|, and points between the probes vary (1 - tanh(x)**2'' was 4.3 bits off at
+        # 0.7, just beyond twice its farthest bad probe).
+        off = np.abs(points[0] - float(root))[bits > judge.GOOD_BITS]
+        band = min(4 * float(np.max(off)), abs(float(root)) / 2)
+        mirrored = any(abs(c + float(root)) <= abs(float(root)) * 2.0**-20 for c in changes)
+        found.append(_Root(root, band, _parity(exact, root) if mirrored else 0))
+    return found
+
+
+def _probes(root: mpmath.mpf) -> np.ndarray:
+    """The float32 points at ROOT_PROBES' relative distances on both sides of the root."""
+    return np.array(
+        [float(root) * (1 + s * d) for d in ROOT_PROBES for s in (-1, 1)], dtype=np.float32
+    ).astype(np.float64)[None, :]
+
+
+def _refined_root(exact: Callable, approx: float) -> mpmath.mpf | None:
+    """The root near `approx` (a sign change to 2**-24) at 60 digits, if it is one: the
+    truth changes sign across it and is small there (not a pole)."""
+    try:
+        with mpmath.workdps(60):
+            root = mpmath.findroot(exact, mpmath.mpf(approx), tol=mpmath.mpf(10) ** -55)
+            if not isinstance(root, mpmath.mpf) or abs(root - approx) > abs(approx) * 2.0**-16:
+                return None
+            near = [exact(root * (1 + s * mpmath.mpf(10) ** -30)) for s in (-1, 1)]
+            far = [exact(root * (1 + s * mpmath.mpf(2) ** -8)) for s in (-1, 1)]
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    values = near + far
+    if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in values):
+        return None
+    if near[0] * near[1] >= 0 or max(abs(v) for v in near) > min(abs(v) for v in far) * mpmath.mpf(10) ** -20:
+        return None
+    return root
+
+
+def _parity(exact: Callable, root: mpmath.mpf) -> int:
+    """1 if the truth is even, -1 if odd (at three points around |root|, to 30 digits), else 0."""
+    with mpmath.workdps(40):
+        try:
+            pairs = [(exact(t), exact(-t)) for t in (abs(root) * mpmath.mpf(k) for k in ("0.3", "1.125", "1.7"))]
+        except (ArithmeticError, ValueError, TypeError):
+            return 0
+        for parity in (1, -1):
+            if all(abs(b - parity * a) <= abs(a) * mpmath.mpf(10) ** -30 for a, b in pairs):
+                return parity
+    return 0
+
+
+def _root_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, root: _Root) -> sp.Expr | None:
+    """Within root.band of the root, its Taylor polynomial of the least degree that holds
+    there to SINGLE_TOLERANCE (mpmath's derivatives at ROOT_TAYLOR_DPS digits), and `expr`
+    elsewhere. float64 takes the polynomial over the band where it holds to
+    DOUBLE_TOLERANCE, if any."""
+    exact = judge._mp_function(truth, (x,))
+    try:
+        with mpmath.workdps(ROOT_TAYLOR_DPS):
+            center = abs(root.value) if root.parity else root.value  # at 60 digits, as the root
+            coeffs = mpmath.taylor(exact, center, ROOT_MAX_DEGREE)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    if not all(isinstance(c, mpmath.mpf) and mpmath.isfinite(c) for c in coeffs):
+        return None
+
+    def error_at(degree: int, d: float) -> object:
+        try:
+            pairs = [(exact(center + h), mpmath.polyval(coeffs[degree:0:-1], h) * h) for h in (mpmath.mpf(d), -mpmath.mpf(d))]
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+        if not all(isinstance(t, mpmath.mpf) and mpmath.isfinite(t) and t for t, _ in pairs):
+            return None
+        return max(abs(p - t) / abs(t) for t, p in pairs)
+
+    with mpmath.workdps(40):
+        degree = next((k for k in range(1, ROOT_MAX_DEGREE + 1) if _within(error_at(k, root.band), SINGLE_TOLERANCE)), None)
+        if degree is None:
+            return None
+        double = next(
+            (root.band * 2.0**-m for m in range(0, 40) if _within(error_at(degree, root.band * 2.0**-m), DOUBLE_TOLERANCE)),
+            0.0,
+        )
+    bound = sp.Float(root.band, 17)
+    if double < root.band:
+        bound = by_dtype(bound, sp.Float(double, 17))
+    h = plus_constant(sp.Abs(x) if root.parity else x, -sp.Float(mpmath.nstr(center, 45), 45))
+    near = clip(h, -bound, bound)
+    polynomial = near * polyval(sp.Tuple(*(sp.Float(c, 20) for c in coeffs[degree:0:-1])), near)
+    if root.parity == -1:
+        polynomial = sp.sign(x) * polynomial
+    return sp.Piecewise((polynomial, sp.Abs(h) < bound), (expr, True))
+
+
+def _within(error: object, tolerance: float) -> bool:
+    return error is not None and error <= tolerance
+
+
+def _better_near(trial: sp.Expr, form: sp.Expr, truth: sp.Expr, x: sp.Symbol, root: _Root, points: np.ndarray,
+                 reference: np.ndarray, score: float) -> bool:
+    """Whether `trial` is better than `form` at the root's probes (mean bits, in float32) and
+    no worse on the grid."""
+    probes = _probes(root.value)
+    if root.parity:
+        probes = np.concatenate([probes, -probes], axis=1)
+    truths = judge.reference(truth, (x,), probes)
+    before, after = (judge.bits_of_error(judge.evaluate32(f, (x,), probes), truths).mean() for f in (form, trial))
+    return bool(after < before) and judge.score(trial, (x,), points, reference) <= score
 
 
 def _removable_points(truth: sp.Expr, x: sp.Symbol) -> list[sp.Rational]:

@@ -1441,7 +1441,7 @@ def _log_difference(node: sp.Expr) -> sp.Expr | None:
 
 def _log_root(node: sp.Expr) -> sp.Expr | None:
     """k*log(u) + c = k*log1p((u - r)/r) within r/2 of its root r = exp(-c/k), with r added
-    in two parts (_shifted), so that u - r is exact there: log(u) is rounded to an ulp of
+    in two parts (plus_constant), so that u - r is exact there: log(u) is rounded to an ulp of
     about |c/k| while the sum is near 0 (x*log(x)' = log(x) + 1 at the float32 nearest 1/e
     is 9.8e-4, 9 bits off). Elsewhere the sum stays."""
     if not isinstance(node, sp.Add):
@@ -1456,7 +1456,7 @@ def _log_root(node: sp.Expr) -> sp.Expr | None:
     u, near = log_u.args[0], _as_number(r)
     if _holds_where(u):
         return None
-    return sp.Piecewise((k * log1p(_shifted(u, -r) / near), sp.Abs(u - near) < near / 2), (node, True))
+    return sp.Piecewise((k * log1p(plus_constant(u, -r) / near), sp.Abs(u - near) < near / 2), (node, True))
 
 
 def _size(c: sp.Expr) -> float:
@@ -1870,7 +1870,7 @@ def _as_number(c: sp.Expr) -> sp.Expr:
     return c if c.is_Rational else sp.Float(numeric(c), 17)
 
 
-def _shifted(a: sp.Expr, c: sp.Expr) -> sp.Expr:
+def plus_constant(a: sp.Expr, c: sp.Expr) -> sp.Expr:
     """a + c for a number c, with an irrational c as two numbers: (a + c_hi) + c_lo, c_hi
     rounded to float32, so that a + c_hi is exact where a is near -c (Sterbenz) and c_lo
     adds what float32's c lacks: 4*x**2 - 2 near its root 1/sqrt(2) loses 8 bits to the
@@ -1891,7 +1891,7 @@ def _difference_of_squares(node: sp.Expr) -> sp.Expr | None:
     need not, and two that overflow make inf - inf (gaussian_nll's d2/ds2,
     (3*((x - m)/s)**2 - 1)/s**2, is inf at x = 1e36, s = 1e15, truth 3e12; x**2 - y**2 at
     x = y = 1e20 is NaN, truth 0). Where k*b*r is an irrational number it is added in two
-    parts (_shifted): the factor with a root is then exact near it."""
+    parts (plus_constant): the factor with a root is then exact near it."""
     factors = sp.Mul.make_args(node)
     sums = [f for f in factors if isinstance(f, sp.Add) and len(f.args) == 2]
     if len(sums) != 1:
@@ -1919,7 +1919,7 @@ def _difference_of_squares(node: sp.Expr) -> sp.Expr | None:
     coeff, outside = (sign * c * outside).as_coeff_Mul()
     shift = k * b * around
     if shift.is_number:
-        minus, plus = _shifted(a * around, -shift), _shifted(a * around, shift)
+        minus, plus = plus_constant(a * around, -shift), plus_constant(a * around, shift)
     else:
         k = _as_number(k)
         minus, plus = a * around - k * b * around, a * around + k * b * around
@@ -1979,7 +1979,7 @@ def _factored(node: sp.Expr) -> tuple[sp.Expr, list[sp.Expr], list[tuple[sp.Expr
     if split is None or all(r == 0 for r, _ in split[0]):
         return None
     roots, rest = split
-    factors = [(u if r == 0 else _shifted(u, -r)) ** k for r, k in roots]
+    factors = [(u if r == 0 else plus_constant(u, -r)) ** k for r, k in roots]
     # The rest is monic: u**2 + b*u + c, not 1.0*u**2 + ...
     rest_poly = sp.Add(*(c * u**j for j, c in enumerate(reversed([sp.Integer(1), *rest[1:]]))))
     lead = sp.Integer(1) if coeffs[0] == 1 else coeffs[0]  # not 1.0*(...) after a Float root
@@ -1990,7 +1990,7 @@ def _factor_at_roots(node: sp.Expr) -> sp.Expr | None:
     """p(u) = a*(u - r1)*(u - r2)*...*q(u) for a polynomial in one u of degree 2 to 8, the r
     its real roots and q the rest: near a root r != 0 the terms of p cancel, and each rounded
     term costs bits (x**4 - 5*x**2 + 2 in the Gaussian x**2*exp(-x**2/2)'s f'' at x = 0.662
-    loses 10); u - r, with r in two parts (_shifted), is exact there."""
+    loses 10); u - r, with r in two parts (plus_constant), is exact there."""
     found = _factored(node)
     return None if found is None else found[3]
 

@@ -82,7 +82,8 @@ def tf():
 
 @pytest.fixture(scope="session")
 def load_module(tmp_path_factory: pytest.TempPathFactory, tf):
-    """load_module(expr, name=None, variables=None, order=2, params=(), float64_inside=False) -> the imported module.
+    """load_module(expr, name=None, variables=None, order=2, params=(), float64_inside=False,
+    accurate_roots=False) -> the imported module.
 
     `params` are the Spec's keyword-only parameters: ((name, default), ...).
     Generated once per set of arguments for the whole session.
@@ -92,11 +93,20 @@ def load_module(tmp_path_factory: pytest.TempPathFactory, tf):
     directory = tmp_path_factory.mktemp("generated_modules")
     cache: dict[tuple, object] = {}
 
-    def load(expr: str, name: str | None = None, variables=None, order: int = 2, params=(), float64_inside=False):
+    def load(
+        expr: str,
+        name: str | None = None,
+        variables=None,
+        order: int = 2,
+        params=(),
+        float64_inside=False,
+        accurate_roots=False,
+    ):
         params = tuple((p, value) for p, value in params)
-        key = (expr, name, None if variables is None else tuple(variables), order, params, float64_inside)
+        variables = None if variables is None else tuple(variables)
+        key = (expr, name, variables, order, params, float64_inside, accurate_roots)
         if key not in cache:
-            spec = Spec(expr, name=name, variables=key[2], order=order, params=params, float64_inside=float64_inside)
+            spec = Spec(expr, name, variables, order, params, float64_inside, accurate_roots)
             source = generate(spec)
             module_name = f"generated_{len(cache)}"
             path = directory / f"{module_name}.py"

@@ -70,6 +70,15 @@ def test_float64_inside_defaults_to_the_top_level_value(tmp_path: Path) -> None:
     assert {f.name: f.float64_inside for f in config.functions} == {"softplus": False, "wave": True}
 
 
+def test_accurate_roots_defaults_to_the_top_level_value(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, VALID))
+    assert [f.accurate_roots for f in config.functions] == [False, False]
+    text = VALID.replace("order = 1\n", "order = 1\naccurate-roots = true\n", 1)
+    text = text.replace("params = {}", "params = {}\naccurate_roots = false")
+    config = load_config(write(tmp_path, text))
+    assert {f.name: f.accurate_roots for f in config.functions} == {"softplus": False, "wave": True}
+
+
 def test_found_by_walking_up_past_a_pyproject_without_the_table(tmp_path: Path, monkeypatch) -> None:
     write(tmp_path, VALID)
     inner = tmp_path / "sub" / "deeper"
@@ -121,6 +130,8 @@ BAD = [
     (("params = {}", "params = [1]"), "tool.generator.functions[1].params", "table"),
     (("order = 1\n", "order = 1\nfloat64-inside = 1\n"), "tool.generator.float64_inside", "true or false"),
     (("params = {}", 'params = {}\nfloat64_inside = "yes"'), "tool.generator.functions[1].float64_inside", "true or false"),
+    (("order = 1\n", "order = 1\naccurate-roots = 0\n"), "tool.generator.accurate_roots", "true or false"),
+    (("params = {}", 'params = {}\naccurate_roots = "on"'), "tool.generator.functions[1].accurate_roots", "true or false"),
 ]
 
 

@@ -400,3 +400,104 @@ def test_algebraic_tails_far_out(load_module, text, truth) -> None:
                 value,
                 true,
             )
+
+
+# --accurate-roots: one-input forms whose terms cancel near a nonzero root, with the
+# root to 15 digits and the orders it is a root of.
+ROOTS = [
+    # The logistic density's shape: f'' = (24*tanh(x)**2 - 8)*sigmoid_slope(2*x), 8.6
+    # bits off at 0.658; even, so one polynomial in |x| serves both roots.
+    ("1 - tanh(x)**2", 1 - sp.tanh(x) ** 2, 0.658478948462408, 2),
+    # swish' = sigmoid(x)*(1 + x*sigmoid(-x)): 8.9 bits off within 2**-10 of -1.278.
+    ("x*sigmoid(x)", x / (1 + sp.exp(-x)), -1.27846454276107, 1),
+    # log(sinh(x)) at asinh(1): log rounds sinh(x) near 1.
+    ("log(sinh(x))", sp.log(sp.sinh(x)), 0.881373587019543, 0),
+]
+
+
+def _near(root: float) -> list[float]:
+    """float32 points at relative distances 2**-3 .. 2**-20 on both sides of `root`."""
+    return sorted(
+        float(np.float32(root * (1 + s * 2.0**-k)))
+        for k in (3, 5, 8, 12, 16, 20)
+        for s in (-1, 1)
+    )
+
+
+def _relative_errors(tf, fn, truth, root, order, dtype) -> list[float]:
+    points = _near(root)
+    got = tf_partials(tf, fn, [tf.constant(points, dtype=dtype)], order)[(0,) * order]
+    derivative = sp.diff(truth, x, order)
+    errors = []
+    for point, value in zip(points, got.numpy()):
+        true = derivative.evalf(60, subs={x: sp.Float(point, 60)})
+        errors.append(float(abs((sp.Float(float(value), 60) - true) / true)))
+    return errors
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "root", "order"), ROOTS, ids=[r[0] for r in ROOTS]
+)
+def test_accurate_roots_keep_relative_accuracy(
+    load_module, text, truth, root, order
+) -> None:
+    import tensorflow as tf
+
+    fn = load_module(text, "rooted", accurate_roots=True).rooted
+    errors = _relative_errors(tf, fn, truth, root, order, tf.float32)
+    assert max(errors) <= 8 * 2.0**-24, errors  # within 3 bits
+    # float64 takes the polynomial over the narrower band where it is exact to double
+    # precision; nowhere worse than float64's own cancellation (8.6 bits at most).
+    errors = _relative_errors(tf, fn, truth, root, order, tf.float64)
+    assert max(errors) <= 2.0**-40, errors
+    # Without the option the form cancels there: what the option is for.
+    plain = load_module(text, "rooted").rooted
+    assert (
+        max(_relative_errors(tf, plain, truth, root, order, tf.float32)) > 64 * 2.0**-24
+    )
+
+
+def test_accurate_roots_in_the_module_header() -> None:
+    from generator import Spec, generate
+
+    source = generate(Spec("1 - tanh(x)**2", "f", accurate_roots=True))
+    assert "# Options: --name f --vars x --order 2 --accurate-roots -- " in source
+    assert "- root: near a nonzero root" in source
+
+
+def test_root_refined_and_told_from_a_pole() -> None:
+    exact = judge._mp_function(sp.diff(x * sigmoid(x), x), (x,))
+    root = regimes._refined_root(exact, -1.2784645)
+    assert root is not None and abs(root + mpmath.mpf("1.278464542761074")) < 1e-14
+    # tan changes sign at pi/2 too, through a pole.
+    assert regimes._refined_root(judge._mp_function(sp.tan(x), (x,)), 1.5707964) is None
+
+
+def test_parity_of_the_truth_around_a_root() -> None:
+    assert (
+        regimes._parity(
+            judge._mp_function(sp.diff(sp.tanh(x) ** 2, x, 2), (x,)), mpmath.mpf(0.6585)
+        )
+        == 1
+    )
+    assert (
+        regimes._parity(
+            judge._mp_function(sp.diff(sp.tanh(x) ** 2, x, 3), (x,)), mpmath.mpf(1.1462)
+        )
+        == -1
+    )
+    assert (
+        regimes._parity(
+            judge._mp_function(sp.diff(x * sigmoid(x), x), (x,)), mpmath.mpf(-1.2785)
+        )
+        == 0
+    )
+
+
+def test_no_root_regimes_for_a_form_with_many_roots() -> None:
+    # sin(x)/x's roots go on past the grid's range; a polynomial at the first few is no cure.
+    f = sp.sin(x) / x
+    derivative = sp.diff(f, x)
+    _, notes = regimes.add_regimes(derivative, derivative, x, f, 1, roots=True)
+    assert "root" not in notes
+    assert regimes._bad_roots(derivative, derivative, x, f) == []
