@@ -159,7 +159,7 @@ def derive(
         sources = [*sources, raw_form]
         if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS and _max_power(raw_form) <= SIMPLIFY_MAX_POWER:
             together = sp.cancel(sp.together(raw_form))
-            sources += [together, sp.factor(together), *_hyperbolic_identities(together)]
+            sources += [together, sp.factor(together), *_hyperbolic_identities(together), *_conjugates(together)]
         forms = [stable(e) for e in dict.fromkeys(sources)]
         if sp.count_ops(raw_form) > PULL_MAX_OPS:
             return forms
@@ -285,6 +285,54 @@ def _hyperbolic_identities(form: sp.Expr) -> list[sp.Expr]:
             if replaced != form:
                 forms.append(sp.cancel(replaced))
     return forms
+
+
+def _conjugates(quotient: sp.Expr) -> list[sp.Expr]:
+    """`quotient` = (p + q*sqrt(s))/d as (p**2 - q**2*s)/(d*(p - q*sqrt(s))), for each square
+    root that its numerator holds once (as a polynomial in it of degree 1), where terms of
+    p**2 and q**2*s cancel: the numerator cancelled where p is near -q*sqrt(s), and the new
+    one has lost those terms, while p - q*sqrt(s) adds. The pseudo-Huber loss
+    d**2*(sqrt(1 + (x/d)**2) - 1) has d/dd = (2*d**3 + d*x**2 - 2*d*|d|*h)/(|d|*h),
+    h = sqrt(d**2 + x**2), whose numerator is 0 for |x| << |d| (truth x**4/(4*d**3)); the
+    conjugate's numerator is d**2*x**4. Empty where nothing cancels."""
+    numerator, denominator = sp.fraction(quotient)
+    if not isinstance(numerator, sp.Add):
+        return []
+    forms = []
+    roots = {p for p in numerator.atoms(sp.Pow) if p.exp == sp.Rational(1, 2) and p.base.free_symbols}
+    for root in sorted(roots, key=sp.default_sort_key):
+        try:
+            q, p = sp.Poly(numerator, root).all_coeffs()
+        except (sp.PolynomialError, ValueError):
+            continue  # not of degree 1 in the root
+        if p == 0 or p.has(root) or q.has(root):
+            continue
+        squares = sp.expand(p**2), sp.expand(q**2 * root.base)
+        reduced = sp.expand(squares[0] - squares[1])
+        if reduced == 0 or len(sp.Add.make_args(reduced)) >= sum(len(sp.Add.make_args(t)) for t in squares):
+            continue
+        forms.append(sp.factor(reduced) / (denominator * _as_square(p - q * root, root)))
+    return forms
+
+
+def _as_square(total: sp.Expr, root: sp.Expr) -> sp.Expr:
+    """`total` = c*(a**2 + s + 2*a*sqrt(s)) as c*(a + sqrt(s))**2, root = sqrt(s), where it
+    is one: a sum of squares over- or underflows where its root need not (the pseudo-Huber
+    conjugate's 2*d**2 + x**2 + 2*|d|*hypot(d, x) is (|d| + hypot(d, x))**2); else as it is."""
+    c, rest = sp.factor_terms(total).as_coeff_mul()
+    rest = sp.Mul(*rest)
+    factors = [f for f in sp.Mul.make_args(rest) if f.has(root)]
+    if len(factors) != 1:
+        return total
+    inner = factors[0]
+    try:
+        two_a, rational = sp.Poly(inner, root).all_coeffs()
+    except (sp.PolynomialError, ValueError):
+        return total
+    a = two_a / 2
+    if sp.expand(a**2 + root.base - rational) != 0:
+        return total
+    return c * (rest / inner) * (a + root) ** 2
 
 
 def _calls(expr: sp.Expr) -> int:

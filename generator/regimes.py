@@ -452,7 +452,7 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
 ROOT_PROBES = tuple(2.0**-k for k in range(2, 24))
 ROOT_MAX_DEGREE = 16
 ROOT_MAX_CHANGES = 4  # sign changes on the grid; two pairs of roots at +-r
-ROOT_TAYLOR_DPS = 100
+ROOT_TAYLOR_DPS = 40
 
 
 @dataclass(frozen=True)

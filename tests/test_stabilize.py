@@ -280,3 +280,22 @@ def test_judge_takes_a_complex_value_as_nan() -> None:
     form = x + sp.Pow(sp.Float(-0.5), sp.Float(0.5), evaluate=False)
     assert np.isnan(judge.evaluate32(form, (x,), np.array([[1.0, 2.0]]))).all()
     assert (judge.evaluate32(x**2, (x,), np.array([[1.0, 2.0]])) == [1.0, 4.0]).all()
+
+
+def test_conjugate_of_a_numerator_that_cancels() -> None:
+    from generator.derive import _as_square, _conjugates
+
+    x, d = sp.symbols("x d", real=True)
+    h = sp.sqrt(d**2 + x**2)
+    # The pseudo-Huber loss's slope in d over a common denominator: its numerator is 0
+    # for |x| << |d|. Over the conjugate it is d**2*x**4, and the conjugate a square.
+    quotient = (2 * d**3 + d * x**2 - 2 * d * h * sp.Abs(d)) / (h * sp.Abs(d))
+    (form,) = _conjugates(quotient)
+    assert form == d * x**4 / (h * (sp.Abs(d) + h) ** 2 * sp.Abs(d))
+    # Near misses: nothing cancels in 1 - x (from 1 + sqrt(x)); no root to take.
+    assert _conjugates((1 + sp.sqrt(x)) / d) == []
+    assert _conjugates((x + d) / (x - d)) == []
+    # A sum of squares and twice their product is a square; not so with three times it.
+    assert _as_square(2 * d**2 + x**2 + 2 * sp.Abs(d) * h, h) == (sp.Abs(d) + h) ** 2
+    other = 2 * d**2 + x**2 + 3 * sp.Abs(d) * h
+    assert _as_square(other, h) == other
