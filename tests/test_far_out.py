@@ -764,11 +764,13 @@ def test_log_of_a_power_with_the_input_in_its_exponent(load_module) -> None:
     _check(fn, x * sp.log(x), [x], [(50.0,), (1e10,), (0.25,)])
 
 
-def test_pseudo_huber_slope_in_a_learned_scale(load_module) -> None:
+def test_pseudo_huber_slopes_in_a_learned_scale(load_module) -> None:
     # d**2*(sqrt(1 + (x/d)**2) - 1) has d/dd = 2*d*(h - 1) - x**2/(d*h), h = sqrt(1 +
     # (x/d)**2): its terms cancel for |x| << |d| (0 at x = 1e-3, d = 100; the truth is
     # x**4/(4*d**3) = 2.5e-19). Over the conjugate of its root, sign(d)*x**4/(H*(|d| +
-    # H)**2), H = hypot(d, x), they do not.
+    # H)**2), H = hypot(d, x), they do not. Its curvature in d cancels for |d| << |x|
+    # (truth -2) and for |x| << |d|; with d**2 + x**2 = H**2 it is -(H - |d|)**2*(2*H +
+    # |d|)/H**3.
     import tensorflow as tf
 
     x, d = sp.symbols("x d", real=True)
@@ -777,12 +779,15 @@ def test_pseudo_huber_slope_in_a_learned_scale(load_module) -> None:
     ).pseudo_huber
     h = sp.sqrt(x**2 + d**2)
     slope = sp.sign(d) * x**4 / (h * (sp.Abs(d) + h) ** 2)
+    curvature = -(x**4) * (2 * h + sp.Abs(d)) / (h**3 * (h + sp.Abs(d)) ** 2)
     points = [(1e-3, 100.0), (-1e-3, 100.0), (0.01, -10.0), (1e-6, 1e3), (5.0, 2.0)]
-    with tf.GradientTape() as tape:
-        xs, ds = (tf.constant([p[i] for p in points]) for i in range(2))
-        tape.watch(ds)
-        value = fn(xs, ds)
-    got = tape.gradient(value, ds).numpy()
-    for (px, pd), g in zip(points, got):
-        true = float(slope.subs({x: sp.Float(px, 40), d: sp.Float(pd, 40)}).evalf(40))
-        assert abs(g - true) <= TOL * abs(true), (px, pd, g, true)
+    points += [(1e3, 1e-3), (-20.0, 0.01)]
+    got = tf_partials(
+        tf, fn, [tf.constant([p[i] for p in points]) for i in range(2)], 2
+    )
+    for index, truth in (((1,), slope), ((1, 1), curvature)):
+        for (px, pd), g in zip(points, got[index].numpy()):
+            true = float(
+                truth.subs({x: sp.Float(px, 40), d: sp.Float(pd, 40)}).evalf(40)
+            )
+            assert abs(g - true) <= TOL * abs(true), (index, px, pd, g, true)

@@ -291,7 +291,7 @@ def test_conjugate_of_a_numerator_that_cancels() -> None:
     # for |x| << |d|. Over the conjugate it is d**2*x**4, and the conjugate a square.
     quotient = (2 * d**3 + d * x**2 - 2 * d * h * sp.Abs(d)) / (h * sp.Abs(d))
     (form,) = _conjugates(quotient)
-    assert form == d * x**4 / (h * (sp.Abs(d) + h) ** 2 * sp.Abs(d))
+    assert form == sp.sign(d) * x**4 / (h * (sp.Abs(d) + h) ** 2)
     # Near misses: nothing cancels in 1 - x (from 1 + sqrt(x)); no root to take.
     assert _conjugates((1 + sp.sqrt(x)) / d) == []
     assert _conjugates((x + d) / (x - d)) == []
@@ -299,3 +299,23 @@ def test_conjugate_of_a_numerator_that_cancels() -> None:
     assert _as_square(2 * d**2 + x**2 + 2 * sp.Abs(d) * h, h) == (sp.Abs(d) + h) ** 2
     other = 2 * d**2 + x**2 + 3 * sp.Abs(d) * h
     assert _as_square(other, h) == other
+
+
+def test_root_elimination_and_signs() -> None:
+    from generator.derive import _root_eliminations, _with_signs
+
+    x, d = sp.symbols("x d", real=True)
+    h = sp.sqrt(d**2 + x**2)
+    # The pseudo-Huber curvature in d: with x**2 = h**2 - d**2 its numerator factors.
+    numerator = 2 * d**4 + 3 * d**2 * x**2 - 2 * sp.Abs(d) * h * (d**2 + x**2)
+    (form,) = _root_eliminations(numerator / (sp.Abs(d) * h * (d**2 + x**2)))
+    assert form == -((sp.Abs(d) - h) ** 2) * (2 * h + sp.Abs(d)) / (
+        d**2 + x**2
+    ) ** sp.Rational(3, 2)
+    # Near misses: x in an odd power outside the root; a root of a sum with no square.
+    assert _root_eliminations((x * h + d**2) / d) == []
+    assert _root_eliminations(sp.sqrt(x + d) / (x + d + 1)) == []
+    # u**n/|u|**n as sign(u)**n, and only that.
+    assert _with_signs(d * x**4 / (sp.Abs(d) * (x + 1))) == sp.sign(d) * x**4 / (x + 1)
+    assert _with_signs(d**2 / sp.Abs(d) ** 3) == 1 / sp.Abs(d)
+    assert _with_signs(x / sp.Abs(d)) == x / sp.Abs(d)
