@@ -292,7 +292,8 @@ def _conjugates(quotient: sp.Expr) -> list[sp.Expr]:
     """`quotient` = (p + q*sqrt(s))/d as (p**2 - q**2*s)/(d*(p - q*sqrt(s))), for each square
     root that its numerator holds once (as a polynomial in it of degree 1), where terms of
     p**2 and q**2*s cancel: the numerator cancelled where p is near -q*sqrt(s), and the new
-    one has lost those terms, while p - q*sqrt(s) adds. The pseudo-Huber loss
+    one has lost those terms, while p - q*sqrt(s) adds (where p and q differ in sign; the
+    quotient stays where they may not). The pseudo-Huber loss
     d**2*(sqrt(1 + (x/d)**2) - 1) has d/dd = (2*d**3 + d*x**2 - 2*d*|d|*h)/(|d|*h),
     h = sqrt(d**2 + x**2), whose numerator is 0 for |x| << |d| (truth x**4/(4*d**3)); the
     conjugate's numerator is d**2*x**4. Empty where nothing cancels."""
@@ -312,7 +313,12 @@ def _conjugates(quotient: sp.Expr) -> list[sp.Expr]:
         reduced = sp.expand(squares[0] - squares[1])
         if reduced == 0 or len(sp.Add.make_args(reduced)) >= sum(len(sp.Add.make_args(t)) for t in squares):
             continue
-        forms.append(_with_signs(sp.factor(reduced) / (denominator * _as_square(p - q * root, root))))
+        conjugate = _with_signs(sp.factor(reduced) / (denominator * _as_square(p - q * root, root)))
+        # The conjugate cancels where p and q have one sign, as the numerator does where
+        # their signs differ: x - sqrt(x**2 - 1) is 1/(x + sqrt(x**2 - 1)) for x > 0 only.
+        apart = sp.Or(sp.And(p > 0, q < 0), sp.And(p < 0, q > 0))
+        always = sp.factor(p * q).is_nonpositive
+        forms.append(conjugate if always else sp.Piecewise((conjugate, apart), (quotient, True)))
     return forms
 
 

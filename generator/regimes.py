@@ -544,7 +544,7 @@ def _root_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, root: _Root) -> sp
     exact = judge._mp_function(truth, (x,))
     try:
         with mpmath.workdps(ROOT_TAYLOR_DPS):
-            center = abs(root.value) if root.parity else root.value  # at 60 digits, as the root
+            center = abs(root.value) if root.parity else root.value  # abs rounds to the working precision
             coeffs = mpmath.taylor(exact, center, ROOT_MAX_DEGREE)
     except (ArithmeticError, ValueError, TypeError):
         return None
@@ -553,7 +553,8 @@ def _root_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, root: _Root) -> sp
 
     def error_at(degree: int, d: float) -> object:
         try:
-            pairs = [(exact(center + h), mpmath.polyval(coeffs[degree:0:-1], h) * h) for h in (mpmath.mpf(d), -mpmath.mpf(d))]
+            steps = (mpmath.mpf(d), -mpmath.mpf(d))
+            pairs = [(exact(center + h), mpmath.polyval(coeffs[degree:0:-1], h) * h) for h in steps]
         except (ArithmeticError, ValueError, TypeError):
             return None
         if not all(isinstance(t, mpmath.mpf) and mpmath.isfinite(t) and t for t, _ in pairs):
@@ -561,13 +562,12 @@ def _root_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, root: _Root) -> sp
         return max(abs(p - t) / abs(t) for t, p in pairs)
 
     with mpmath.workdps(40):
-        degree = next((k for k in range(1, ROOT_MAX_DEGREE + 1) if _within(error_at(k, root.band), SINGLE_TOLERANCE)), None)
+        degrees = range(1, ROOT_MAX_DEGREE + 1)
+        degree = next((k for k in degrees if _within(error_at(k, root.band), SINGLE_TOLERANCE)), None)
         if degree is None:
             return None
-        double = next(
-            (root.band * 2.0**-m for m in range(0, 40) if _within(error_at(degree, root.band * 2.0**-m), DOUBLE_TOLERANCE)),
-            0.0,
-        )
+        bands = (root.band * 2.0**-m for m in range(0, 40))
+        double = next((b for b in bands if _within(error_at(degree, b), DOUBLE_TOLERANCE)), 0.0)
     bound = sp.Float(root.band, 17)
     if double < root.band:
         bound = by_dtype(bound, sp.Float(double, 17))

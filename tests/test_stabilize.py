@@ -292,6 +292,12 @@ def test_conjugate_of_a_numerator_that_cancels() -> None:
     quotient = (2 * d**3 + d * x**2 - 2 * d * h * sp.Abs(d)) / (h * sp.Abs(d))
     (form,) = _conjugates(quotient)
     assert form == sp.sign(d) * x**4 / (h * (sp.Abs(d) + h) ** 2)
+    # x - sqrt(x**2 - 1) cancels for x >> 1, its conjugate for x << -1: each where the
+    # other does not.
+    (form,) = _conjugates(x - sp.sqrt(x**2 - 1))
+    assert form == sp.Piecewise(
+        (1 / (x + sp.sqrt(x**2 - 1)), x > 0), (x - sp.sqrt(x**2 - 1), True)
+    )
     # Near misses: nothing cancels in 1 - x (from 1 + sqrt(x)); no root to take.
     assert _conjugates((1 + sp.sqrt(x)) / d) == []
     assert _conjugates((x + d) / (x - d)) == []
