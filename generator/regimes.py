@@ -451,6 +451,7 @@ def _numeric_limit(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr | None:
 # difference is exact) takes over.
 ROOT_PROBES = tuple(2.0**-k for k in range(2, 24))
 ROOT_MAX_DEGREE = 16
+ROOT_MAX_HALVINGS = 3
 ROOT_MAX_CHANGES = 4  # sign changes on the grid; two pairs of roots at +-r
 ROOT_TAYLOR_DPS = 40
 
@@ -562,14 +563,18 @@ def _root_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, root: _Root) -> sp
         return max(abs(p - t) / abs(t) for t, p in pairs)
 
     with mpmath.workdps(40):
-        degrees = range(1, ROOT_MAX_DEGREE + 1)
-        degree = next((k for k in degrees if _within(error_at(k, root.band), SINGLE_TOLERANCE)), None)
-        if degree is None:
+        # The band, or where ROOT_MAX_DEGREE cannot serve it, the widest of its halves that
+        # it can (tanh(x)/x'' cancels over 0.6..1.3 around its root 0.92).
+        for band in (root.band * 2.0**-m for m in range(ROOT_MAX_HALVINGS + 1)):
+            degree = next((k for k in range(1, ROOT_MAX_DEGREE + 1) if _within(error_at(k, band), SINGLE_TOLERANCE)), 0)
+            if degree:
+                break
+        else:
             return None
-        bands = (root.band * 2.0**-m for m in range(0, 40))
+        bands = (band * 2.0**-m for m in range(0, 40))
         double = next((b for b in bands if _within(error_at(degree, b), DOUBLE_TOLERANCE)), 0.0)
-    bound = sp.Float(root.band, 17)
-    if double < root.band:
+    bound = sp.Float(band, 17)
+    if double < band:
         bound = by_dtype(bound, sp.Float(double, 17))
     h = plus_constant(sp.Abs(x) if root.parity else x, -sp.Float(mpmath.nstr(center, 45), 45))
     near = clip(h, -bound, bound)

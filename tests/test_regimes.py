@@ -412,6 +412,9 @@ ROOTS = [
     ("x*sigmoid(x)", x / (1 + sp.exp(-x)), -1.27846454276107, 1),
     # log(sinh(x)) at asinh(1): log rounds sinh(x) near 1.
     ("log(sinh(x))", sp.log(sp.sinh(x)), 0.881373587019543, 0),
+    # tanh(x)/x'' cancels over 0.6..1.3 around its root 0.92, wider than 16 terms serve:
+    # the polynomial takes half that band.
+    ("tanh(x)/x", sp.tanh(x) / x, 0.919937667716199, 2),
 ]
 
 
