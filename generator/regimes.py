@@ -270,6 +270,10 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
     if textbook.has(lgamma, sp.polygamma):
         if sign < 0:
             return None  # poles at every negative integer: no tail
+        # Of a polynomial argument only, which goes to infinity: SymPy's series at oo of
+        # lgamma(atan(2*x/3)), at lgamma(pi/2), recursed past Python's limit (fuzz seed 4680).
+        if any(not _grows(g.args[-1], x) for g in textbook.atoms(lgamma, sp.polygamma)):
+            return None
         textbook = textbook.replace(lgamma, sp.loggamma)  # log|gamma| is loggamma for x > 0
     # SymPy has no series of asinh or acosh at oo; of their logs it has.
     textbook = textbook.replace(sp.asinh, lambda u: sp.log(u + sp.sqrt(u**2 + 1)))
@@ -283,6 +287,8 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
         coeffs = [sp.N(c, 30) for c in sp.Poly(in_t, t).all_coeffs()]
     except (ArithmeticError, ValueError, TypeError, NotImplementedError, sp.PolynomialError, sp.PoleError):
         return None
+    except RecursionError:
+        return None  # SymPy's own series, on forms the guards above let through
     if not all(c.is_Number and c.is_finite for c in coeffs) or all(c == 0 for c in coeffs):
         return None
     exact = judge._mp_function(truth, (x,))
@@ -309,6 +315,11 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
     threshold = single if single == double else by_dtype(single, double)
     guarded = clip(x, threshold, FLOAT_MAX) if sign > 0 else clip(x, -FLOAT_MAX, -threshold)
     return polyval(sp.Tuple(*(sp.Float(c, 20) for c in coeffs)), sign / guarded), threshold
+
+
+def _grows(u: sp.Expr, x: sp.Symbol) -> bool:
+    """Whether `u` is a polynomial in x of positive degree (it goes to infinity with x)."""
+    return u.is_polynomial(x) and sp.degree(u, x) >= 1
 
 
 def _leading_exp_term(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, sp.Rational, sp.Expr] | None:
