@@ -1225,6 +1225,24 @@ def _log_of_power(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((xlogy(w, b), b > 0), (node, True))
 
 
+def _root_of_product(node: sp.Expr) -> sp.Expr | None:
+    """(a*b*...)**e for a fractional e as (sign(b)*...*a)**e*|b|**e*...: the product over- or
+    underflows where its root need not (the Bhattacharyya term sqrt(p*q) is 0 at p = q =
+    1e-20, where it is 1e-20; sqrt(x*y) is inf at x = y = -1e20). Where the product is
+    negative, the first root is of a negative number, as the product's is."""
+    if not (isinstance(node, sp.Pow) and node.exp.is_Rational and not node.exp.is_Integer):
+        return None
+    if not isinstance(node.base, sp.Mul):
+        return None
+    coeff, body = node.base.as_coeff_Mul()
+    factors = [f for f in sp.Mul.make_args(body) if f.free_symbols]
+    if len(factors) < 2 or len(factors) != len(sp.Mul.make_args(body)) or _holds_where(node):
+        return None
+    # The sign of each factor, not of their product, which flushes to 0 where they are small.
+    first, signs = factors[0], sp.Mul(*(sp.sign(f) for f in factors[1:]))
+    return (coeff * signs * first) ** node.exp * sp.Mul(*(sp.Abs(f) ** node.exp for f in factors[1:]))
+
+
 # log1mexp_of_product takes the logs apart below this size of the product, where
 # log1mexp(u) = log(u) - u/2 + u**2/24 - ... is log(u) - u/2 to far below an ulp of it.
 LOG1MEXP_NEAR = sp.Integer(2) ** -20
@@ -2400,6 +2418,11 @@ VARIANTS: tuple[Rule, ...] = (
         "hypot_minus_side",
         "hypot(a, b) - a cancels where |b| << a; b*(b/(hypot(a, b) + a)) does not",
         _hypot_minus_side,
+    ),
+    Rule(
+        "root_of_product",
+        "(a*b)**e (e fractional) over- or underflows in the product where the root need not; (sign(b)*a)**e*|b|**e does not",
+        _root_of_product,
     ),
     Rule(
         "log_of_power",

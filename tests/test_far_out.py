@@ -791,3 +791,12 @@ def test_pseudo_huber_slopes_in_a_learned_scale(load_module) -> None:
                 truth.subs({x: sp.Float(px, 40), d: sp.Float(pd, 40)}).evalf(40)
             )
             assert abs(g - true) <= TOL * abs(true), (index, px, pd, g, true)
+
+
+def test_root_of_a_product_that_flushes_or_overflows(load_module) -> None:
+    # The Bhattacharyya term sqrt(p*q) at p = q = 1e-20: the product flushes, 0 (the truth
+    # is 1e-20) and its slopes NaN; at p = q = -1e20 it overflows, inf (the truth is 1e20).
+    p, q = sp.symbols("p q", real=True)
+    fn = load_module("sqrt(p*q)", "bhattacharyya", ["p", "q"]).bhattacharyya
+    points = [(1e-20, 1e-20), (-1e20, -1e20), (1e-30, 4e-10), (2.0, 8.0)]
+    _check(fn, sp.sqrt(p * q), [p, q], points)

@@ -848,6 +848,14 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise((xlogy(y, x), x > 0), (sp.log(x**y), True)),
         {x: (10.0, 1e-30), y: (50.0, 2.5)},
     ),
+    # sqrt(x*y) at x = y = 1e-20 (the Bhattacharyya term sqrt(p*q)): the product flushes,
+    # 0; the truth is 1e-20. At x = y = -1e20 it overflows: inf; the truth is 1e20.
+    Case(
+        "root_of_product",
+        sp.sqrt(x * y),
+        sp.sqrt(x * sp.sign(y)) * sp.sqrt(sp.Abs(y)),
+        {x: (1e-20, -1e20), y: (1e-20, -1e20)},
+    ),
     # log1mexp(x**2/2) at x = 1e-20: the square flushes, log(0) = -inf; the truth is -92.8.
     Case(
         "log1mexp_of_product",
@@ -1535,6 +1543,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("hypot_where_nonnegative", sp.sqrt(x + 1)),  # a number is no square to overflow
     ("hypot_where_nonnegative", sp.sqrt(x**2 + y**2)),
     # A number exponent (log_of_polynomial's), a number base (a log of an exponential).
+    # An integer power; one factor with an input; a root of a sum.
+    ("root_of_product", (x * y) ** 3),
+    ("root_of_product", sp.sqrt(3 * x)),
+    ("root_of_product", sp.sqrt(x + y)),
     ("log_of_power", sp.log(x**3)),
     ("log_of_power", sp.log(2**x)),
     # One input as it is, a number.
