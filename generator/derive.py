@@ -159,7 +159,8 @@ def derive(
         sources = [*sources, raw_form]
         if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS and _max_power(raw_form) <= SIMPLIFY_MAX_POWER:
             together = sp.cancel(sp.together(raw_form))
-            sources += [together, sp.factor(together), *_hyperbolic_identities(together)]
+            factored = sp.factor(together)
+            sources += [together, factored, _with_signs(factored), *_hyperbolic_identities(together)]
             sources += [*_conjugates(together), *_root_eliminations(together)]
         forms = [stable(e) for e in dict.fromkeys(sources)]
         if sp.count_ops(raw_form) > PULL_MAX_OPS:
@@ -325,7 +326,8 @@ def _conjugates(quotient: sp.Expr) -> list[sp.Expr]:
 def _with_signs(form: sp.Expr) -> sp.Expr:
     """`form` with u**n/|u|**n in its products as sign(u)**n: the stabilised quotient of
     d*x**4/|d| split it into (x/|d|)*(d/hypot(d, x)), inf*0 where |d| << |x| (6% of the
-    pseudo-Huber slope's grid)."""
+    pseudo-Huber slope's grid), and c*(sqrt(c**2 + x**2) - |c|)/|c|, the pseudo-Huber loss
+    with its scale outside, is sign(c)*(hypot(c, x) - |c|), which hypot_minus_side takes."""
 
     def signed(product: sp.Expr) -> sp.Expr:
         powers = product.as_powers_dict()
@@ -350,7 +352,8 @@ def _root_eliminations(quotient: sp.Expr) -> list[sp.Expr]:
     r**2 cancel there. The pseudo-Huber loss's curvature in d over a common denominator,
     (2*d**4 + 3*d**2*x**2 - 2*|d|*h**3)/(|d|*h**3), h = sqrt(d**2 + x**2), cancels for
     |d| << |x| (truth -2); as -(h - |d|)**2*(2*h + |d|)/h**3 it does not (and h - |d|
-    is hypot_minus_side's). Empty where no root has such a v."""
+    is hypot_minus_side's). Only forms with fewer operations than `quotient`: empty where
+    nothing cancels."""
     forms = []
     halves = [p for p in quotient.atoms(sp.Pow) if p.exp.is_Rational and p.exp.q == 2 and p.base.free_symbols]
     for root in sorted({sp.sqrt(p.base) for p in halves}, key=sp.default_sort_key):
@@ -368,7 +371,7 @@ def _root_eliminations(quotient: sp.Expr) -> list[sp.Expr]:
             if poly.degree() != 2 or poly.coeff_monomial(v) != 0 or not (poly.LC().is_number and poly.LC() > 0):
                 continue
             a, t = poly.LC(), poly.coeff_monomial(1)
-            if not _even_in(body, v):
+            if not body.has(v) or not _even_in(body, v):
                 continue
             # |u| as a positive symbol for the other symbols, so that u**2 and |u|**2 are one.
             positive = {u: sp.Dummy(u.name, positive=True) for u in t.free_symbols if _even_in(body, u, abs_too=True)}
@@ -381,7 +384,10 @@ def _root_eliminations(quotient: sp.Expr) -> list[sp.Expr]:
             if eliminated.has(v):
                 continue
             factored = sp.factor(sp.cancel(eliminated))
-            forms.append(_with_signs(factored.xreplace({r: root, **{p: sp.Abs(u) for u, p in positive.items()}})))
+            form = _with_signs(factored.xreplace({r: root, **{p: sp.Abs(u) for u, p in positive.items()}}))
+            # Only where terms went (hypot's y**2/h**3 as (h**2 - x**2)/h**3 gains them).
+            if sp.count_ops(form) < sp.count_ops(quotient):
+                forms.append(form)
     return forms
 
 

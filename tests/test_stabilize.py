@@ -312,12 +312,14 @@ def test_root_elimination_and_signs() -> None:
 
     x, d = sp.symbols("x d", real=True)
     h = sp.sqrt(d**2 + x**2)
-    # The pseudo-Huber curvature in d: with x**2 = h**2 - d**2 its numerator factors.
-    numerator = 2 * d**4 + 3 * d**2 * x**2 - 2 * sp.Abs(d) * h * (d**2 + x**2)
-    (form,) = _root_eliminations(numerator / (sp.Abs(d) * h * (d**2 + x**2)))
-    assert form == -((sp.Abs(d) - h) ** 2) * (2 * h + sp.Abs(d)) / (
-        d**2 + x**2
-    ) ** sp.Rational(3, 2)
+    # The pseudo-Huber curvature in d over a common denominator, as sp.together writes it:
+    # with x**2 = h**2 - d**2 its numerator factors.
+    a = sp.Abs(d)
+    numerator = 2 * d**4 + 3 * d**2 * x**2 - 2 * d**2 * h * a - 2 * x**2 * h * a
+    (form,) = _root_eliminations(numerator / (d**2 * h * a + x**2 * h * a))
+    assert form == -((a - h) ** 2) * (2 * h + a) / (d**2 + x**2) ** sp.Rational(3, 2)
+    # Not where nothing cancels: hypot's y**2/h**3 as (h**2 - x**2)/h**3.
+    assert _root_eliminations(d**2 / h**3) == []
     # Near misses: x in an odd power outside the root; a root of a sum with no square.
     assert _root_eliminations((x * h + d**2) / d) == []
     assert _root_eliminations(sp.sqrt(x + d) / (x + d + 1)) == []
