@@ -331,6 +331,7 @@ def _with_signs(form: sp.Expr) -> sp.Expr:
 
     def signed(product: sp.Expr) -> sp.Expr:
         powers = product.as_powers_dict()
+        changed = False
         for base, k in list(powers.items()):
             if not (isinstance(base, sp.Abs) and k.is_Integer and k < 0):
                 continue
@@ -340,7 +341,9 @@ def _with_signs(form: sp.Expr) -> sp.Expr:
             if n:
                 powers[u], powers[base] = j - n, k + n
                 powers[sp.sign(u)] = powers.get(sp.sign(u), 0) + n % 2
-        return sp.Mul(*(b**e for b, e in powers.items()))
+                changed = True
+        # Rebuilt only where a sign came out: as_powers_dict merges exp(a)*exp(b) as E**(a + b).
+        return sp.Mul(*(b**e for b, e in powers.items())) if changed else product
 
     return form.replace(lambda e: isinstance(e, sp.Mul), signed)
 
