@@ -327,3 +327,6 @@ def test_root_elimination_and_signs() -> None:
     assert _with_signs(d * x**4 / (sp.Abs(d) * (x + 1))) == sp.sign(d) * x**4 / (x + 1)
     assert _with_signs(d**2 / sp.Abs(d) ** 3) == 1 / sp.Abs(d)
     assert _with_signs(x / sp.Abs(d)) == x / sp.Abs(d)
+    # Products without a sign to take out stay as they are (two exps are not merged).
+    product = x * sp.exp(-x) * sp.exp(-sp.exp(-x)) / sp.Abs(d)
+    assert _with_signs(product) == product
