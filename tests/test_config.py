@@ -61,22 +61,15 @@ def test_default_order_is_two(tmp_path: Path) -> None:
     assert {f.name: f.order for f in config.functions} == {"softplus": 2, "wave": 2}
 
 
-def test_float64_inside_defaults_to_the_top_level_value(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flag", ["float64_inside", "accurate_roots"])
+def test_flags_default_to_the_top_level_value(tmp_path: Path, flag: str) -> None:
     config = load_config(write(tmp_path, VALID))
-    assert [f.float64_inside for f in config.functions] == [False, False]
-    text = VALID.replace("order = 1\n", "order = 1\nfloat64-inside = true\n", 1)
-    text = text.replace("params = {}", "params = {}\nfloat64-inside = false")
+    assert [getattr(f, flag) for f in config.functions] == [False, False]
+    # Spelt with - at the top level, with _ in a function's table.
+    text = VALID.replace("order = 1\n", f"order = 1\n{flag.replace('_', '-')} = true\n", 1)
+    text = text.replace("params = {}", f"params = {{}}\n{flag} = false")
     config = load_config(write(tmp_path, text))
-    assert {f.name: f.float64_inside for f in config.functions} == {"softplus": False, "wave": True}
-
-
-def test_accurate_roots_defaults_to_the_top_level_value(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, VALID))
-    assert [f.accurate_roots for f in config.functions] == [False, False]
-    text = VALID.replace("order = 1\n", "order = 1\naccurate-roots = true\n", 1)
-    text = text.replace("params = {}", "params = {}\naccurate_roots = false")
-    config = load_config(write(tmp_path, text))
-    assert {f.name: f.accurate_roots for f in config.functions} == {"softplus": False, "wave": True}
+    assert {f.name: getattr(f, flag) for f in config.functions} == {"softplus": False, "wave": True}
 
 
 def test_found_by_walking_up_past_a_pyproject_without_the_table(tmp_path: Path, monkeypatch) -> None:
