@@ -357,7 +357,9 @@ def _root_eliminations(quotient: sp.Expr) -> list[sp.Expr]:
     |d| << |x| (truth -2); as -(h - |d|)**2*(2*h + |d|)/h**3 it does not (and h - |d|
     is hypot_minus_side's). Only forms with fewer operations than `quotient`: empty where
     nothing cancels."""
-    forms = []
+    forms: list[sp.Expr] = []
+    if not isinstance(sp.fraction(quotient)[0], sp.Add):
+        return forms  # no terms to cancel (hypot's y**2/h**3)
     halves = [p for p in quotient.atoms(sp.Pow) if p.exp.is_Rational and p.exp.q == 2 and p.base.free_symbols]
     for root in sorted({sp.sqrt(p.base) for p in halves}, key=sp.default_sort_key):
         r = sp.Dummy("r", positive=True)
