@@ -489,7 +489,8 @@ def _bad_roots(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) -> 
     exact = judge._mp_function(truth, (x,))
     for approx in changes:
         root = _refined_root(exact, approx)
-        if root is None or any(abs(abs(root) - abs(r.value)) <= abs(root) * 1e-30 and r.parity for r in found):
+        # -r of a root r already served with its parity (one polynomial in |x| serves both).
+        if root is None or any(r.parity and _same(abs(float(root)), abs(float(r.value))) for r in found):
             continue
         points = _probes(root)
         truths = judge.reference(truth, (x,), points)
@@ -503,9 +504,14 @@ def _bad_roots(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) -> 
         # 0.7, just beyond twice its farthest bad probe).
         off = np.abs(points[0] - float(root))[bits > judge.GOOD_BITS]
         band = min(4 * float(np.max(off)), abs(float(root)) / 2)
-        mirrored = any(abs(c + float(root)) <= abs(float(root)) * 2.0**-20 for c in changes)
+        mirrored = any(_same(-c, float(root)) for c in changes)
         found.append(_Root(root, band, _parity(exact, root) if mirrored else 0))
     return found
+
+
+def _same(a: float, b: float) -> bool:
+    """Whether two roots are one, to 2**-20 (sign changes are bisected to 2**-24)."""
+    return abs(a - b) <= abs(b) * 2.0**-20
 
 
 def _probes(root: mpmath.mpf) -> np.ndarray:
