@@ -31,6 +31,8 @@ from generator.stabilize import (
     variants,
 )
 
+_SIGN_PRODUCT = next(rule for rule in RULES if rule.name == "sign_product")
+
 # Put only expressions this small over a common denominator and factor them
 # (sp.cancel, sp.factor; full sp.simplify took seconds on gelu_tanh): the other
 # candidates are always there.
@@ -160,8 +162,12 @@ def derive(
         if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS and _max_power(raw_form) <= SIMPLIFY_MAX_POWER:
             together = sp.cancel(sp.together(raw_form))
             factored = sp.factor(together)
-            sources += [together, factored, _with_signs(factored), *_hyperbolic_identities(together)]
-            sources += [*_conjugates(together), *_root_eliminations(together)]
+            sources += [together, factored, *_hyperbolic_identities(together)]
+            # Those with u/|u| as sign(u) first (sign_product), before the quotient rules split
+            # u and |u| apart: the pseudo-Huber slope's d*x**4/|d| became (x/|d|)*(d/hypot(d, x)),
+            # inf*0 where |d| << |x|; c*(sqrt(c**2 + x**2) - |c|)/|c| is sign(c)*(hypot(c, x) - |c|).
+            signed = [factored, *_conjugates(together), *_root_eliminations(together)]
+            sources += [_SIGN_PRODUCT(e) for e in signed]
         forms = [stable(e) for e in dict.fromkeys(sources)]
         if sp.count_ops(raw_form) > PULL_MAX_OPS:
             return forms
@@ -314,38 +320,13 @@ def _conjugates(quotient: sp.Expr) -> list[sp.Expr]:
         reduced = sp.expand(squares[0] - squares[1])
         if reduced == 0 or len(sp.Add.make_args(reduced)) >= sum(len(sp.Add.make_args(t)) for t in squares):
             continue
-        conjugate = _with_signs(sp.factor(reduced) / (denominator * _as_square(p - q * root, root)))
+        conjugate = sp.factor(reduced) / (denominator * _as_square(p - q * root, root))
         # The conjugate cancels where p and q have one sign, as the numerator does where
         # their signs differ: x - sqrt(x**2 - 1) is 1/(x + sqrt(x**2 - 1)) for x > 0 only.
         apart = sp.Or(sp.And(p > 0, q < 0), sp.And(p < 0, q > 0))
         always = sp.factor(p * q).is_nonpositive
         forms.append(conjugate if always else sp.Piecewise((conjugate, apart), (quotient, True)))
     return forms
-
-
-def _with_signs(form: sp.Expr) -> sp.Expr:
-    """`form` with u**n/|u|**n in its products as sign(u)**n: the stabilised quotient of
-    d*x**4/|d| split it into (x/|d|)*(d/hypot(d, x)), inf*0 where |d| << |x| (6% of the
-    pseudo-Huber slope's grid), and c*(sqrt(c**2 + x**2) - |c|)/|c|, the pseudo-Huber loss
-    with its scale outside, is sign(c)*(hypot(c, x) - |c|), which hypot_minus_side takes."""
-
-    def signed(product: sp.Expr) -> sp.Expr:
-        powers = product.as_powers_dict()
-        changed = False
-        for base, k in list(powers.items()):
-            if not (isinstance(base, sp.Abs) and k.is_Integer and k < 0):
-                continue
-            u = base.args[0]
-            j = powers.get(u, 0)
-            n = min(int(j), -int(k)) if getattr(j, "is_Integer", False) and j > 0 else 0
-            if n:
-                powers[u], powers[base] = j - n, k + n
-                powers[sp.sign(u)] = powers.get(sp.sign(u), 0) + n % 2
-                changed = True
-        # Rebuilt only where a sign came out: as_powers_dict merges exp(a)*exp(b) as E**(a + b).
-        return sp.Mul(*(b**e for b, e in powers.items())) if changed else product
-
-    return form.replace(lambda e: isinstance(e, sp.Mul), signed)
 
 
 def _root_eliminations(quotient: sp.Expr) -> list[sp.Expr]:
@@ -389,7 +370,7 @@ def _root_eliminations(quotient: sp.Expr) -> list[sp.Expr]:
             if eliminated.has(v):
                 continue
             factored = sp.factor(sp.cancel(eliminated))
-            form = _with_signs(factored.xreplace({r: root, **{p: sp.Abs(u) for u, p in positive.items()}}))
+            form = factored.xreplace({r: root, **{p: sp.Abs(u) for u, p in positive.items()}})
             # Only where terms went (hypot's y**2/h**3 as (h**2 - x**2)/h**3 gains them).
             if sp.count_ops(form) < sp.count_ops(quotient):
                 forms.append(form)

@@ -27,7 +27,7 @@ Hands on: expressions with Piecewise, clip and away nodes for the printer.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
@@ -117,7 +117,7 @@ def add_regimes(
     at_roots = False
     for root in at_nonzero:
         trial = _root_regime(result, truth, x, root)
-        if trial is not None and _better_near(trial, result, truth, x, root, points, reference, score):
+        if trial is not None and _better_near(trial, result, x, root, points, reference, score):
             result, score, at_roots = trial, judge.score(trial, (x,), points, reference), True
     sides: dict[int, tuple[sp.Expr, sp.Float]] = {}
     # A far-out regime costs every call several full-size ops (swish's forward pass went
@@ -469,13 +469,16 @@ ROOT_TAYLOR_DPS = 40
 
 @dataclass(frozen=True)
 class _Root:
-    """A root of the truth at 40 digits and more, the band |x - r| around it that a polynomial must
-    serve, and the truth's parity where -r is a root too (1 even, -1 odd, 0 neither): one
-    polynomial in |x| then serves both."""
+    """A root of the truth at 60 digits, the band |x - r| around it that a polynomial must
+    serve, the truth's parity where -r is a root too (1 even, -1 odd, 0 neither: one
+    polynomial in |x| then serves both), and the probes around it (around -r too, with a
+    parity) with the truth there."""
 
     value: mpmath.mpf
     band: float
     parity: int
+    probes: np.ndarray = field(compare=False)
+    truths: np.ndarray = field(compare=False)
 
 
 def _bad_roots(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) -> list[_Root]:
@@ -504,8 +507,10 @@ def _bad_roots(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr) -> 
         # 0.7, just beyond twice its farthest bad probe).
         off = np.abs(points[0] - float(root))[bits > judge.GOOD_BITS]
         band = min(4 * float(np.max(off)), abs(float(root)) / 2)
-        mirrored = any(_same(-c, float(root)) for c in changes)
-        found.append(_Root(root, band, _parity(exact, root) if mirrored else 0))
+        parity = _parity(exact, root) if any(_same(-c, float(root)) for c in changes) else 0
+        if parity:  # the truth at -x is parity times its value at x
+            points, truths = np.concatenate([points, -points], axis=1), np.concatenate([truths, parity * truths])
+        found.append(_Root(root, band, parity, points, truths))
     return found
 
 
@@ -605,15 +610,14 @@ def _within(error: object, tolerance: float) -> bool:
     return error is not None and error <= tolerance
 
 
-def _better_near(trial: sp.Expr, form: sp.Expr, truth: sp.Expr, x: sp.Symbol, root: _Root, points: np.ndarray,
-                 reference: np.ndarray, score: float) -> bool:
+def _better_near(
+    trial: sp.Expr, form: sp.Expr, x: sp.Symbol, root: _Root, points: np.ndarray, reference: np.ndarray, score: float
+) -> bool:
     """Whether `trial` is better than `form` at the root's probes (mean bits, in float32) and
     no worse on the grid."""
-    probes = _probes(root.value)
-    if root.parity:
-        probes = np.concatenate([probes, -probes], axis=1)
-    truths = judge.reference(truth, (x,), probes)
-    before, after = (judge.bits_of_error(judge.evaluate32(f, (x,), probes), truths).mean() for f in (form, trial))
+    before, after = (
+        judge.bits_of_error(judge.evaluate32(f, (x,), root.probes), root.truths).mean() for f in (form, trial)
+    )
     return bool(after < before) and judge.score(trial, (x,), points, reference) <= score
 
 

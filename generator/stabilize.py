@@ -558,7 +558,9 @@ def _sign_product(node: sp.Expr) -> sp.Expr | None:
             return node / (u * base) * sp.Abs(u)
     # u**n/|u|**m, n >= m: u**(n - m)*sign(u)**m, so |u|*u**(n - m - 1) for odd m (the
     # pseudo-Huber loss d**2*(hypot(d, x)/|d| - 1) is |d|*(hypot(d, x) - |d|), whose
-    # hypot(d, x) - |d| the side rules see; as d*(d/|d|)*(...) its d-partial was NaN).
+    # hypot(d, x) - |d| the side rules see; as d*(d/|d|)*(...) its d-partial was NaN), and
+    # sign(u) for n = m odd (d*x**4/|d| in its slope's conjugate: as x**4*|d|/d the quotient
+    # rules split it into (x/|d|)*(d/hypot(d, x)), inf*0 where |d| << |x|).
     powers = dict(f.as_base_exp() for f in node.args)
     for factor in node.args:
         u, m = factor.as_base_exp()
@@ -567,6 +569,8 @@ def _sign_product(node: sp.Expr) -> sp.Expr | None:
             if n is not None and n.is_Integer and n >= -m:
                 rest = sp.Mul(*(f for f in node.args if f is not factor and f.as_base_exp()[0] != u.args[0]))
                 odd = -m % 2
+                if odd and n + m == 0:
+                    return rest * sp.sign(u.args[0])
                 return rest * u.args[0] ** (n + m - odd) * (u if odd else 1)
     return None
 
