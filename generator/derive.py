@@ -22,6 +22,7 @@ from generator.errors import GeneratorError
 from generator.primitives import exp_finite, naive, numeric
 from generator.stabilize import (
     RULES,
+    compensate_arguments,
     factor_powers,
     group_powers,
     lower_sigmoid_pairs,
@@ -236,6 +237,12 @@ def derive(
         partials = lowered
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {i: _fold_constant_sums(e) for i, e in partials.items()}
+    if not float64_inside:
+        # Last, on the printed shapes: the rounding of x - y or x**2 as the forms compute it.
+        compensated = {i: compensate_arguments(e) for i, e in partials.items()}
+        if compensated != partials:
+            fired.append(compensate_arguments.name)
+            partials = compensated
     accuracy = _accuracy(
         {i: e.xreplace(defaults) for i, e in partials.items()},
         {i: e.xreplace(defaults) for i, e in raw.items()},

@@ -365,6 +365,41 @@ def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     return _mul_no_nan(c, half) * half
 
 
+# Where the compensated argument is beyond it, its error is taken as 0: every function
+# stabilize.compensate_arguments corrects has saturated, over- or underflowed there.
+ERROR_BOUND = 4096.0
+
+
+def _add_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # As the printed helper: Knuth's TwoSum, 0 where the sum is beyond ERROR_BOUND.
+    a, b = _floats(a, b)
+    total = a + b
+    b_part = total - a
+    error = (a - (total - b_part)) + (b - b_part)
+    return np.where(np.abs(total) <= ERROR_BOUND, error, np.zeros_like(error))
+
+
+def _split(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # As the printed helper: the high half by masking the low 12 (float32) or 27 (float64)
+    # bits of the significand, exact, and the rest.
+    wide = u.dtype == np.float64
+    bits = np.asarray(u).view(np.int64 if wide else np.int32)
+    high = (bits & (-(1 << 27) if wide else -(1 << 12))).view(u.dtype)
+    return high, u - high
+
+
+def _product_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # As the printed helper: Dekker's TwoProduct, 0 where the product is beyond ERROR_BOUND
+    # or a factor below 2**-100 (2**-969), whose halves may flush.
+    a, b = _floats(a, b)
+    (a_high, a_low), (b_high, b_low) = _split(a), _split(b)
+    total = a * b
+    error = (((a_high * b_high - total) + a_high * b_low) + a_low * b_high) + a_low * b_low
+    smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
+    exact = (np.abs(total) <= ERROR_BOUND) & (np.minimum(np.abs(a), np.abs(b)) >= smallest)
+    return np.where(exact, error, np.zeros_like(error))
+
+
 def _mul_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     product = np.asanyarray(a * b)
     return np.where(np.asanyarray(b) == 0, np.zeros_like(product), product)
@@ -486,6 +521,10 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "mul_exp": _mul_exp,
     "mul_no_nan": _mul_no_nan,
     "exp_finite": _exp_finite,
+    "add_error": _add_error,
+    # As the printed helper: a - b's error is that of a + (-b), which is exact.
+    "sub_error": lambda a, b: _add_error(a, -np.asanyarray(b)),
+    "product_error": _product_error,
     "tanh_softplus": _tanh_softplus,
     "tanh_softplus_slope": _tanh_softplus_slope,
     "mills": _flushed(lambda u: _mills_parts(u)[0]),
@@ -1274,6 +1313,10 @@ OP_COST: dict[str, float] = {
     "mul_exp": 2.0,
     "mul_no_nan": 0.7,
     "exp_finite": 1.5,
+    # 6 additions and a where; 2 masks, 4 products, 4 sums and a where.
+    "add_error": 2.5,
+    "sub_error": 2.5,
+    "product_error": 4.0,
     "tanh_softplus": 2.5,
     "tanh_softplus_slope": 3.0,
     # 23 levels of erfc's continued fraction (float32), a sqrt, and the quotient below them, under a where.

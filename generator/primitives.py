@@ -39,6 +39,9 @@ __all__ = [
     "mul_exp",
     "mul_no_nan",
     "exp_finite",
+    "add_error",
+    "sub_error",
+    "product_error",
     "lgamma",
     "lbeta",
     "lgamma_diff",
@@ -621,6 +624,50 @@ class exp_finite(sp.Function):  # noqa: N801
         return self
 
 
+class add_error(sp.Function):  # noqa: N801
+    """The rounding error of the float sum a + b: a + b - fl(a + b), exactly (Knuth's TwoSum).
+
+    0 in exact arithmetic, so 0 to SymPy's calculus (its derivatives are 0) and to mpmath.
+    In float32 it is what a steep function of a rounded sum needs to be right: exp(x - y)
+    at x - y = -78 has lost ulp(78)/2 = 4e-6 in its argument, 64 ulps of its value, and
+    exp(fl(x - y))*(1 + add_error(x, -y)) has not (stabilize.compensate_arguments).
+    """
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+
+class sub_error(sp.Function):  # noqa: N801
+    """The rounding error of the float difference a - b, as add_error for a + b."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+
+class product_error(sp.Function):  # noqa: N801
+    """The rounding error of the float product a*b: a*b - fl(a*b), exactly (Dekker's
+    TwoProduct, the halves split by masking the low bits). 0 in exact arithmetic, as
+    add_error: exp(-x**2/2) at x = 9.1 has lost 2e-6 in its argument, 41 ulps of its value."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -648,6 +695,9 @@ def naive(expr: sp.Expr) -> sp.Expr:
         mul_exp: lambda c, u: c * sp.exp(u),
         mul_no_nan: lambda a, b: a * b,
         exp_finite: sp.exp,
+        add_error: lambda a, b: sp.Integer(0),
+        sub_error: lambda a, b: sp.Integer(0),
+        product_error: lambda a, b: sp.Integer(0),
         lbeta: lambda a, b: lgamma(a) + lgamma(b) - lgamma(a + b),
         lgamma_diff: lambda y, x: lgamma(y) - lgamma(y + x),
         polygamma_diff: lambda n, y, x: sp.polygamma(n, y) - sp.polygamma(n, y + x),

@@ -23,6 +23,7 @@ import mpmath
 import sympy as sp
 
 from generator.primitives import (
+    add_error,
     by_dtype,
     erfc,
     expm1,
@@ -43,9 +44,11 @@ from generator.primitives import (
     numeric,
     polygamma_diff,
     polyval,
+    product_error,
     sigmoid,
     sigmoid_slope,
     softplus,
+    sub_error,
     tanh_softplus,
     tanh_softplus_slope,
     xlogy,
@@ -2658,6 +2661,104 @@ def _lower_pair(mul: sp.Mul, u: sp.Expr) -> sp.Expr:
     if not (k.is_Integer and k > 0):
         return mul
     return mul / (sigmoid(u) * sigmoid(-u)) ** k * sigmoid_slope(u) ** k
+
+
+# --- compensated arguments ------------------------------------------------------------
+# A steep function turns its argument's absolute error into a relative error of its value:
+# exp(u) computed from a rounded u = x - y is off by |u|*2**-24 relative, 64 ulps at
+# u = -78, and so are sigmoid, its slope, softplus and erfc in their tails. Where the
+# argument's last operation is a sum or a product of two exact terms (inputs, numbers that
+# float32 holds, their multiples by powers of 2), its rounding error is computed exactly
+# (add_error, sub_error, product_error) and the value corrected to first order:
+# f(fl(u))*(1 + e*f'/f).
+# A rounded term (x/3, log(x)) would carry an error of its own that this cannot see.
+
+
+def _power_of_two(c: sp.Expr) -> bool:
+    """c = +-2**k: multiplying by it is exact (short of over- and underflow)."""
+    if not c.is_Rational or c == 0:
+        return False
+    p, q = abs(c.p), c.q
+    return p & (p - 1) == 0 and q & (q - 1) == 0
+
+
+def _exact(term: sp.Expr) -> bool:
+    """A value float32 holds exactly, as printed: an input (a Symbol), a number it holds
+    (3, -0.5, not 0.1 or pi), or one of these times a power of 2."""
+    if isinstance(term, sp.Symbol):
+        return True
+    if term.is_number:
+        if not term.is_Rational:
+            return False
+        value = float(term)
+        return abs(value) < 2.0**126 and sp.Rational(struct.unpack("f", struct.pack("f", value))[0]) == term
+    c, rest = term.as_coeff_Mul()
+    return c != 1 and _power_of_two(c) and isinstance(rest, sp.Symbol)
+
+
+def argument_error(u: sp.Expr) -> sp.Expr | None:
+    """The exact rounding error of the float u, where its last operation is a sum or a
+    product of two exact terms, possibly times a power of 2 (-x**2/2, x - y, 2*x*y); None
+    for any other u."""
+    if u.could_extract_minus_sign():
+        # fl(y - x) is -fl(x - y): one error for both, shared.
+        error = argument_error(-u)
+        return None if error is None else -error
+    c, body = u.as_coeff_Mul()
+    # Up to 2**6: the helpers drop the error beyond |fl(body)| = 4096, where c*error must
+    # stay well below 1 for the value's sign to hold where it has overflowed.
+    if not (_power_of_two(c) and abs(c) <= 64):
+        c, body = sp.Integer(1), u
+    if isinstance(body, sp.Add) and len(body.args) == 2 and all(map(_exact, body.args)):
+        a, b = sorted(body.args, key=lambda t: t.could_extract_minus_sign())
+        # x - y as sub_error(x, y): add_error(x, -y) would have the module compute -y apart.
+        return c * (sub_error(a, -b) if b.could_extract_minus_sign() else add_error(a, b))
+    if isinstance(body, sp.Pow) and body.exp == 2 and isinstance(body.base, sp.Symbol):
+        return c * product_error(body.base, body.base)
+    if isinstance(body, sp.Mul) and len(body.args) == 2 and all(isinstance(f, sp.Symbol) for f in body.args):
+        return c * product_error(*body.args)
+    return None
+
+
+# Steep functions -> f'(u)/f(u), the correction's relative factor, from what the printed
+# forms compute already where it can be (sigmoid(u) beside sigmoid(-u), the exp shared).
+# Relative, not f(u) + e*f'(u): e*f'(u) flushes to 0 where f(u) is still normal
+# (sigmoid(u)*e at u = -79 is 2e-40 for a softplus of 6e-35).
+_LOG_SLOPES: dict[type, Callable[[sp.Expr], sp.Expr]] = {
+    sp.exp: lambda u: sp.Integer(1),
+    mul_exp: lambda u: sp.Integer(1),
+    sigmoid: lambda u: sigmoid(-u),
+    # -tanh(u/2), from the sigmoids that the first order has computed.
+    sigmoid_slope: lambda u: sigmoid(-u) - sigmoid(u),
+}
+# Those whose factor is a quotient of values that both flush far out (0/0): the product
+# is multiply_no_nan's, 0 where f(u) is. The quotient is held together (ipow(q, 1)): the
+# error times its numerator alone would flush.
+_LOG_SLOPE_QUOTIENTS: dict[type, Callable[[sp.Expr], sp.Expr]] = {
+    softplus: lambda u: ipow(sigmoid(u) / softplus(u), 1),
+    erfc: lambda u: -2 / sp.sqrt(sp.pi) * ipow(sp.exp(-(u**2)) / erfc(u), 1),
+}
+
+
+def _compensated(node: sp.Expr) -> sp.Expr | None:
+    kind = type(node)
+    if kind not in _LOG_SLOPES and kind not in _LOG_SLOPE_QUOTIENTS:
+        return None
+    u = node.args[-1]
+    error = argument_error(u)
+    if error is None:
+        return None
+    if kind in _LOG_SLOPES:
+        return node * (1 + error * _LOG_SLOPES[kind](u))
+    return mul_no_nan(1 + error * _LOG_SLOPE_QUOTIENTS[kind](u), node)
+
+
+compensate_arguments = Rule(
+    "compensated_argument",
+    "a steep function (exp, sigmoid, softplus, erfc) of a rounded x - y or x**2 turns the argument's rounding into a "
+    "relative error of |u| ulps; f(u)*(1 + e*f'(u)/f(u)), e the rounding error computed exactly, does not",
+    _compensated,
+)
 
 
 def group_powers(expr: sp.Expr) -> sp.Expr:

@@ -1,0 +1,14 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'helpers/_product_error.py.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    pass
+    yield 'def _product_error(a, b):\n    """a*b - fl(a*b), exactly (Dekker\'s TwoProduct): the rounding error of the product, for a steep function of it.\n\n    0 where |fl(a*b)| > 4096: beyond it every function this corrects (exp, sigmoid,\n    softplus, erfc) has saturated, over- or underflowed, in float32 and float64, and an error\n    as large as the argument\'s ulp (NaN where it overflowed) could only spoil the value.\n    No gradient flows through it: it is 0 in exact arithmetic.\n    """\n    a_high, a_low = _split_halves(a)\n    b_high, b_low = _split_halves(b)\n    total = a * b\n    error = (((a_high * b_high - total) + a_high * b_low) + a_low * b_high) + a_low * b_low\n    # Halves of a factor below 2**-100 (2**-969 in float64) may flush to 0: the error is not exact there.\n    smallest = 2.0**-969 if a.dtype == tf.float64 else 2.0**-100\n    exact = tf.math.logical_and(\n        tf.math.abs(total) <= 4096.0, tf.math.minimum(tf.math.abs(a), tf.math.abs(b)) >= smallest\n    )\n    return tf.stop_gradient(tf.where(exact, error, tf.zeros_like(error)))\n\n\ndef _split_halves(u):\n    """u as high + low, each of 12 significant bits or fewer (float32; 26 and 27 in float64),\n    so that their products are exact: the high half by masking the low bits of u\'s significand."""\n    if u.dtype == tf.float64:\n        bits = tf.bitcast(u, tf.int64)\n        high = tf.bitcast(tf.bitwise.bitwise_and(bits, tf.constant(-(1 << 27), tf.int64)), tf.float64)\n    else:\n        bits = tf.bitcast(u, tf.int32)\n        high = tf.bitcast(tf.bitwise.bitwise_and(bits, tf.constant(-(1 << 12), tf.int32)), u.dtype)\n    return high, u - high\n'
+
+blocks = {}
+debug_info = ''
