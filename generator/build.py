@@ -171,6 +171,7 @@ def generate_function(config: Config, function: FunctionConfig) -> str:
         function.params,
         function.float64_inside,
         function.accurate_roots,
+        function.compensated_arguments,
     )
     try:
         return generate(spec)

@@ -10,6 +10,7 @@ included, is a GeneratorError that names the key and the file.
     order = 2                     # default for functions that give none
     float64-inside = false        # default: compute float32 inputs in float64 (--float64-inside)
     accurate-roots = false        # default: polynomials near nonzero roots (--accurate-roots)
+    compensated-arguments = false # default: exact rounding errors of arguments (--compensated-arguments)
 
     [[tool.generator.functions]]
     name = "softplus"
@@ -19,6 +20,7 @@ included, is a GeneratorError that names the key and the file.
     params = { beta = 10.0 }      # optional: keyword-only arguments, not differentiated
     float64-inside = true         # optional
     accurate-roots = true         # optional
+    compensated-arguments = true  # optional
 
 Hands on: a `Config` for `build` and `report`.
 """
@@ -39,8 +41,10 @@ from generator.pipeline import DEFAULT_ORDER, MAX_ORDER
 PYPROJECT = "pyproject.toml"
 TABLE = "tool.generator"
 
-_TOP_KEYS = frozenset({"output", "order", "float64_inside", "accurate_roots", "functions"})
-_FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", "float64_inside", "accurate_roots"})
+# Options that are true or false, at the top (the default) and per function.
+_FLAGS = ("float64_inside", "accurate_roots", "compensated_arguments")
+_TOP_KEYS = frozenset({"output", "order", "functions", *_FLAGS})
+_FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", *_FLAGS})
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class FunctionConfig:
     key: str  # where it is in the file, for messages: tool.generator.functions[3]
     float64_inside: bool = False  # float32 inputs computed in float64 (--float64-inside)
     accurate_roots: bool = False  # polynomials near nonzero roots (--accurate-roots)
+    compensated_arguments: bool = False  # exact rounding errors of arguments (--compensated-arguments)
 
 
 @dataclass(frozen=True)
@@ -191,11 +196,8 @@ def _validate(raw: Any, path: Path) -> Config:
     entries = top.get("functions")
     if not isinstance(entries, list) or not entries:
         raise read.error(f"{TABLE}.functions", "expected one or more [[tool.generator.functions]] tables")
-    inside = read.flag(top.get("float64_inside", False), f"{TABLE}.float64_inside")
-    roots = read.flag(top.get("accurate_roots", False), f"{TABLE}.accurate_roots")
-    functions = [
-        _function(read, entry, f"{TABLE}.functions[{i}]", order, inside, roots) for i, entry in enumerate(entries)
-    ]
+    flags = {flag: read.flag(top.get(flag, False), f"{TABLE}.{flag}") for flag in _FLAGS}
+    functions = [_function(read, entry, f"{TABLE}.functions[{i}]", order, flags) for i, entry in enumerate(entries)]
     _check_unique(read, functions, lambda name: name, "the name of another function")
     # Two names that differ only in case collide on case-insensitive file systems.
     _check_unique(
@@ -212,9 +214,7 @@ def _validate(raw: Any, path: Path) -> Config:
     )
 
 
-def _function(
-    read: _Reader, entry: Any, key: str, default_order: int, default_inside: bool, default_roots: bool
-) -> FunctionConfig:
+def _function(read: _Reader, entry: Any, key: str, default_order: int, default_flags: dict[str, bool]) -> FunctionConfig:
     fields = read.table(entry, key, _FUNCTION_KEYS)
     for required in ("name", "expr"):
         if required not in fields:
@@ -229,8 +229,7 @@ def _function(
         order=read.order(fields.get("order", default_order), f"{key}.order"),
         params=read.params(fields.get("params", {}), f"{key}.params"),
         key=key,
-        float64_inside=read.flag(fields.get("float64_inside", default_inside), f"{key}.float64_inside"),
-        accurate_roots=read.flag(fields.get("accurate_roots", default_roots), f"{key}.accurate_roots"),
+        **{flag: read.flag(fields.get(flag, default), f"{key}.{flag}") for flag, default in default_flags.items()},
     )
 
 

@@ -93,6 +93,7 @@ def derive(
     *,
     float64_inside: bool = False,
     accurate_roots: bool = False,
+    compensated_arguments: bool = False,
 ) -> Derivation:
     """Stabilise f and derive all partials of orders 1..order.
 
@@ -102,7 +103,8 @@ def derive(
     With `float64_inside`, the accuracy reported is of the forms computed in float64
     and rounded to float32 (forms are still chosen for float32). With `accurate_roots`,
     one-input forms take Taylor polynomials near the nonzero roots where they lose
-    relative accuracy (regimes.add_regimes).
+    relative accuracy (regimes.add_regimes). With `compensated_arguments`, steep functions
+    of a rounded x - y or x**2 take its exact rounding error (stabilize.compensate_arguments).
     """
     import numpy as np
 
@@ -237,7 +239,7 @@ def derive(
         partials = lowered
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {i: _fold_constant_sums(e) for i, e in partials.items()}
-    if not float64_inside:
+    if compensated_arguments and not float64_inside:
         # Last, on the printed shapes: the rounding of x - y or x**2 as the forms compute it.
         compensated = {i: compensate_arguments(e) for i, e in partials.items()}
         if compensated != partials:

@@ -33,14 +33,17 @@ class Spec:
     float64_inside: bool = False
     # Taylor polynomials around the nonzero roots of one-input forms that lose relative accuracy there.
     accurate_roots: bool = False
+    # Steep functions of x - y or x**2 corrected by the argument's exact rounding error.
+    compensated_arguments: bool = False
 
     def command(self, name: str, variables: tuple[str, ...]) -> str:
         """The CLI arguments that reproduce this module ('--' so that '-x' stays an expression)."""
         params = "".join(f" --param {p}={value!r}" for p, value in self.params)
         inside = " --float64-inside" if self.float64_inside else ""
         roots = " --accurate-roots" if self.accurate_roots else ""
+        compensated = " --compensated-arguments" if self.compensated_arguments else ""
         return (
-            f"--name {name} --vars {','.join(variables)} --order {self.order}{params}{inside}{roots} "
+            f"--name {name} --vars {','.join(variables)} --order {self.order}{params}{inside}{roots}{compensated} "
             f"-- {shlex.quote(self.expression)}"
         )
 
@@ -78,7 +81,13 @@ def generate(spec: Spec) -> str:
     if name in params:
         raise GeneratorError(f"function name {name!r} is also a parameter; choose another --name")
     derivation = derive(
-        expr, symbols, spec.order, defaults, float64_inside=spec.float64_inside, accurate_roots=spec.accurate_roots
+        expr,
+        symbols,
+        spec.order,
+        defaults,
+        float64_inside=spec.float64_inside,
+        accurate_roots=spec.accurate_roots,
+        compensated_arguments=spec.compensated_arguments,
     )
     model = build_model(
         derivation,

@@ -83,7 +83,7 @@ def tf():
 @pytest.fixture(scope="session")
 def load_module(tmp_path_factory: pytest.TempPathFactory, tf):
     """load_module(expr, name=None, variables=None, order=2, params=(), float64_inside=False,
-    accurate_roots=False) -> the imported module.
+    accurate_roots=False, compensated_arguments=False) -> the imported module.
 
     `params` are the Spec's keyword-only parameters: ((name, default), ...).
     Generated once per set of arguments for the whole session.
@@ -101,12 +101,14 @@ def load_module(tmp_path_factory: pytest.TempPathFactory, tf):
         params=(),
         float64_inside=False,
         accurate_roots=False,
+        compensated_arguments=False,
     ):
         params = tuple((p, value) for p, value in params)
         variables = None if variables is None else tuple(variables)
-        key = (expr, name, variables, order, params, float64_inside, accurate_roots)
+        options = (float64_inside, accurate_roots, compensated_arguments)
+        key = (expr, name, variables, order, params, *options)
         if key not in cache:
-            spec = Spec(expr, name, variables, order, params, float64_inside, accurate_roots)
+            spec = Spec(expr, name, variables, order, params, *options)
             source = generate(spec)
             module_name = f"generated_{len(cache)}"
             path = directory / f"{module_name}.py"

@@ -246,6 +246,17 @@ def test_header_options_reproduce_the_file(capsys):
     assert again == out
 
 
+def test_compensated_arguments_option_is_recorded_and_reproduces(capsys):
+    _, plain, _ = run_main(capsys, ["log(exp(x) + exp(y))"])
+    _, out, _ = run_main(capsys, ["log(exp(x) + exp(y))", "--compensated-arguments"])
+    assert "_sub_error" not in plain and "def _sub_error(a, b):" in out
+    options = next(line for line in out.split("\n") if line.startswith("# Options: "))
+    assert "--compensated-arguments" in options
+    code, again, err = run_main(capsys, shlex.split(options.removeprefix("# Options: ")))
+    assert code == 0, err
+    assert again == out
+
+
 def test_header_options_reproduce_a_file_whose_expression_starts_with_minus(capsys):
     _, out, _ = run_main(capsys, ["--", "-x*log(x)"])
     options = next(line for line in out.split("\n") if line.startswith("# Options: "))

@@ -803,25 +803,25 @@ def test_root_of_a_product_that_flushes_or_overflows(load_module) -> None:
 
 
 def test_steep_functions_of_a_rounded_difference(load_module) -> None:
-    # exp(x - y) at x - y = -78.8 from the rounded difference is 4e-6 off in its argument,
+    # With --compensated-arguments: exp(x - y) at x - y = -78.8 from the rounded difference is 4e-6 off in its argument,
     # 64 ulps of its value (5.3 bits measured); the exact rounding error (TwoSum), added
     # back to first order, leaves the value's own rounding.
     x, y = sp.symbols("x y", real=True)
     pairs = [(-0.00019506711, 78.78788), (-6.060606, 54.545456), (74.242424, 0.0011237828), (40.909092, -9.2492024e-07)]
     # float32 values, so that mpmath sees the inputs the module does.
     points = [tuple(float(np.float32(v)) for v in p) for p in pairs]
-    fn = load_module("exp(x - y)", "growth", ["x", "y"]).growth
+    fn = load_module("exp(x - y)", "growth", ["x", "y"], compensated_arguments=True).growth
     _check(fn, sp.exp(x - y), [x, y], points)
     # Its logistic kin in the tails, sigmoid and softplus of the difference.
-    fn = load_module("log(1 + exp(x - y))", "margin", ["x", "y"]).margin
+    fn = load_module("log(1 + exp(x - y))", "margin", ["x", "y"], compensated_arguments=True).margin
     _check(fn, sp.log(1 + sp.exp(x - y)), [x, y], points[:2])
 
 
 def test_gaussian_tail_with_its_square_rounded(load_module) -> None:
-    # exp(-x**2/2) at x = 9.09: x**2 rounds by 2.5e-6 of 82.6, 41 ulps of the value; with
+    # With --compensated-arguments: exp(-x**2/2) at x = 9.09: x**2 rounds by 2.5e-6 of 82.6, 41 ulps of the value; with
     # the square's exact rounding error (TwoProduct of x's halves) the tail is right. The
     # derivatives carry the same exp.
     x = sp.Symbol("x", real=True)
-    fn = load_module("exp(-x**2/2)", "bell", ["x"]).bell
+    fn = load_module("exp(-x**2/2)", "bell", ["x"], compensated_arguments=True).bell
     points = [(float(np.float32(v)),) for v in (9.090909, -10.606061, 12.121212, -12.95, 2.5)]
     _check(fn, sp.exp(-(x**2) / 2), [x], points)

@@ -33,9 +33,10 @@ REPO = Path(__file__).resolve().parents[1]
 # --------------------------------------------------------------------------- helpers
 
 
-def load_generated(directory: Path, expression: str, name: str, variables=None, order: int = 2):
-    """Generate a module, write it to `directory` and import it (a real file, so autograph can read it)."""
-    source = generate(Spec(expression, name=name, variables=variables, order=order))
+def load_generated(directory: Path, expression: str, name: str, variables=None, order: int = 2, **options):
+    """Generate a module, write it to `directory` and import it (a real file, so autograph can read it).
+    `options` are Spec's flags (compensated_arguments=True, ...)."""
+    source = generate(Spec(expression, name=name, variables=variables, order=order, **options))
     path = directory / f"{name}_o{order}.py"
     path.write_text(source, encoding="utf-8")
     spec = importlib.util.spec_from_file_location(f"generated_{name}_o{order}", path)
@@ -187,11 +188,11 @@ def test_xla_two_inputs_value_first_second(logaddexp):
 
 @pytest.mark.parametrize("jit", [False, True], ids=["graph", "xla"])
 def test_compensated_arguments_survive_graph_rewrites(gen_dir, jit):
-    """The exact rounding errors (TwoSum of x - y, TwoProduct of x*x) are algebraically 0:
+    """--compensated-arguments' exact rounding errors (TwoSum of x - y, TwoProduct of x*x) are algebraically 0:
     a graph optimiser or XLA that simplified (s - a) - s away would leave exp's argument
     rounded, 5-6 bits off in the tails. Under tf.function, with and without XLA, the
     values and both derivatives stay within 2 ulps of mpmath's."""
-    fn = load_generated(gen_dir, "exp(x - y) + exp(-y**2/2)", "tails", ("x", "y"))
+    fn = load_generated(gen_dir, "exp(x - y) + exp(-y**2/2)", "tails", ("x", "y"), compensated_arguments=True)
 
     @tf.function(jit_compile=jit)
     def derivatives(x, y):
