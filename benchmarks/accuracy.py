@@ -8,6 +8,8 @@ and the sampling):
 * generated: the module generated at order 2;
 * float64-inside: the same with --float64-inside (float32 only: float32 inputs
   computed in float64 and rounded once at the end);
+* accurate: the same with --accurate-roots --compensated-arguments, the opt-in
+  options that spend ops on the last bits in float32 arithmetic;
 * naive: TensorFlow autodiff of the naive expression, written with tf ops;
 * builtin: a TensorFlow built-in, where one exists (BUILTINS below).
 
@@ -45,7 +47,7 @@ SUITE = ROOT / "tests" / "functions.toml"
 OUTPUT = ROOT / "benchmarks" / "results" / "accuracy.md"
 CACHE = ROOT / "benchmarks" / ".cache"
 ORDER = 2
-APPROACHES = ("generated", "float64-inside", "naive", "builtin")
+APPROACHES = ("generated", "float64-inside", "accurate", "naive", "builtin")
 ORDER_LABELS = ("f", "f'", "f''")
 
 
@@ -127,19 +129,27 @@ class Row:
 def run(cases: Sequence[measure.Case], formats: Sequence[measure.Format], points: int, cache: Path | None) -> list[Row]:
     table = builtins()
     with tempfile.TemporaryDirectory() as directory:
-        generated, wide = {}, {}
+        generated, wide, accurate = {}, {}, {}
         for case in cases:
             source = generate(Spec(case.expr, case.name, case.vars, ORDER))
             generated[case.name] = getattr(measure.load_module(source, case.name, Path(directory)), case.name)
             source = generate(Spec(case.expr, case.name, case.vars, ORDER, float64_inside=True))
             module = measure.load_module(source, f"{case.name}_float64_inside", Path(directory))
             wide[case.name] = getattr(module, case.name)
+            options = {"accurate_roots": True, "compensated_arguments": True}
+            source = generate(Spec(case.expr, case.name, case.vars, ORDER, **options))
+            module = measure.load_module(source, f"{case.name}_accurate", Path(directory))
+            accurate[case.name] = getattr(module, case.name)
         rows = []
         for fmt in formats:
             for case in cases:
                 started = time.perf_counter()
                 samples = reference_samples(case, fmt, points, cache)
-                functions = {"generated": generated[case.name], "naive": measure.naive_function(case.expr, case.vars, fmt.name)}
+                functions = {
+                    "generated": generated[case.name],
+                    "accurate": accurate[case.name],
+                    "naive": measure.naive_function(case.expr, case.vars, fmt.name),
+                }
                 if fmt.name == "float32":
                     functions["float64-inside"] = wide[case.name]
                 if case.name in table:
@@ -231,8 +241,9 @@ def report(rows: Sequence[Row], command: str, points: int) -> str:
         "",
         "Each cell: max bits / mean bits / share within 3 bits / count of NaN or inf where the true value is finite.",
         "",
-        "| function | dtype | order | points | generated | generated, --float64-inside | naive autodiff | TF built-in |",
-        "|---|---|---|---|---|---|---|---|",
+        "| function | dtype | order | points | generated | generated, --float64-inside | generated, --accurate-roots "
+        "--compensated-arguments | naive autodiff | TF built-in |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         for order in range(ORDER + 1):

@@ -185,12 +185,17 @@ CASES: tuple[Case, ...] = (
 # --- building contestants ---------------------------------------------------------
 
 
-def load_generated(case: Case, workdir: Path) -> Callable:
-    """Generate the case's module at order 2, import it, return its function."""
+# --option NAME: a Spec flag, for the run time an opt-in option costs.
+OPTIONS = ("float64_inside", "accurate_roots", "compensated_arguments")
+
+
+def load_generated(case: Case, workdir: Path, options: Sequence[str] = ()) -> Callable:
+    """Generate the case's module at order 2 (with the Spec flags `options` set), import it,
+    return its function."""
     from generator import Spec, generate
 
     name = f"gen_{case.name}"  # a name no module-level helper can have
-    source = generate(Spec(case.expression, name, case.variables, 2))
+    source = generate(Spec(case.expression, name, case.variables, 2, **{option: True for option in options}))
     path = workdir / f"{name}.py"
     path.write_text(source, encoding="utf-8")
     spec = importlib.util.spec_from_file_location(name, path)
@@ -512,6 +517,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-ops", action="store_true", help="skip the table of single-op costs")
     parser.add_argument("--output", type=Path, default=RESULTS, help="markdown file to write (default: %(default)s)")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        choices=[o.replace("_", "-") for o in OPTIONS],
+        help="generate with this opt-in option (repeatable), to measure what it costs",
+    )
     args = parser.parse_args(argv)
     args.argv = shown_argv(argv)
     args.rounds = args.rounds or (5 if args.quick else 15)
@@ -542,7 +554,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     groups: list[Group] = []
     with tempfile.TemporaryDirectory(prefix="generator-bench-") as tmp:
         for case in cases.values():
-            generated = load_generated(case, Path(tmp))
+            generated = load_generated(case, Path(tmp), [o.replace("-", "_") for o in args.option])
             low, high = case.domain
             with tf.device("/CPU:0"):
                 inputs = [

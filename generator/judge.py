@@ -400,6 +400,15 @@ def _product_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(exact, error, np.zeros_like(error))
 
 
+def _square_error(u: np.ndarray) -> np.ndarray:
+    # As the printed helper: u**2 = high**2 + low*(u + high), the last product rounded.
+    (u,) = _floats(u)
+    high, low = _split(u)
+    total = u * u
+    error = (high * high - total) + low * (u + high)
+    return np.where(total <= ERROR_BOUND, error, np.zeros_like(error))
+
+
 def _mul_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     product = np.asanyarray(a * b)
     return np.where(np.asanyarray(b) == 0, np.zeros_like(product), product)
@@ -525,6 +534,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     # As the printed helper: a - b's error is that of a + (-b), which is exact.
     "sub_error": lambda a, b: _add_error(a, -np.asanyarray(b)),
     "product_error": _product_error,
+    "square_error": _square_error,
     "tanh_softplus": _tanh_softplus,
     "tanh_softplus_slope": _tanh_softplus_slope,
     "mills": _flushed(lambda u: _mills_parts(u)[0]),
@@ -1313,10 +1323,11 @@ OP_COST: dict[str, float] = {
     "mul_exp": 2.0,
     "mul_no_nan": 0.7,
     "exp_finite": 1.5,
-    # 6 additions and a where; 2 masks, 4 products, 4 sums and a where.
+    # 6 additions and a where; 2 masks, 4 products, 4 sums and a where; 1 mask, 3 products, 3 sums.
     "add_error": 2.5,
     "sub_error": 2.5,
     "product_error": 4.0,
+    "square_error": 2.5,
     "tanh_softplus": 2.5,
     "tanh_softplus_slope": 3.0,
     # 23 levels of erfc's continued fraction (float32), a sqrt, and the quotient below them, under a where.

@@ -42,6 +42,7 @@ __all__ = [
     "add_error",
     "sub_error",
     "product_error",
+    "square_error",
     "lgamma",
     "lbeta",
     "lgamma_diff",
@@ -668,6 +669,20 @@ class product_error(sp.Function):  # noqa: N801
         return True
 
 
+class square_error(sp.Function):  # noqa: N801
+    """The rounding error of the float square u*u, as product_error(u, u) but cheaper: with u
+    split as high + low, u**2 = high**2 + low*(u + high), of which only the last product
+    rounds, far below the error it is added to."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -698,6 +713,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         add_error: lambda a, b: sp.Integer(0),
         sub_error: lambda a, b: sp.Integer(0),
         product_error: lambda a, b: sp.Integer(0),
+        square_error: lambda u: sp.Integer(0),
         lbeta: lambda a, b: lgamma(a) + lgamma(b) - lgamma(a + b),
         lgamma_diff: lambda y, x: lgamma(y) - lgamma(y + x),
         polygamma_diff: lambda n, y, x: sp.polygamma(n, y) - sp.polygamma(n, y + x),

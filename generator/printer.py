@@ -71,6 +71,7 @@ HELPERS: dict[type, str] = {
     prim.add_error: "_add_error",
     prim.sub_error: "_sub_error",
     prim.product_error: "_product_error",
+    prim.square_error: "_square_error",
     prim.sigmoid_slope: "_sigmoid_slope",
     prim.tanh_softplus: "_tanh_softplus",
     prim.tanh_softplus_slope: "_tanh_softplus_slope",
@@ -89,6 +90,8 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_digamma": ("_cot_pi",),
     "_polygamma": ("_cot_pi", "_cot_slope"),
     "_lbeta": ("_lgamma_correction", "_lgamma_correction_gap", "_lgamma_stirling_gap", "_power_sums", "_bernoulli"),
+    "_product_error": ("_split_halves",),
+    "_square_error": ("_split_halves",),
     "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
     # And _digamma or _polygamma, by n (the printer adds the one it calls).
     "_polygamma_diff": ("_power_sums", "_bernoulli", "_cot_pi", "_cot_slope"),

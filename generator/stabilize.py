@@ -48,6 +48,7 @@ from generator.primitives import (
     sigmoid,
     sigmoid_slope,
     softplus,
+    square_error,
     sub_error,
     tanh_softplus,
     tanh_softplus_slope,
@@ -2669,7 +2670,7 @@ def _lower_pair(mul: sp.Mul, u: sp.Expr) -> sp.Expr:
 # u = -78, and so are sigmoid, its slope, softplus and erfc in their tails. Where the
 # argument's last operation is a sum or a product of two exact terms (inputs, numbers that
 # float32 holds, their multiples by powers of 2), its rounding error is computed exactly
-# (add_error, sub_error, product_error) and the value corrected to first order:
+# (add_error, sub_error, product_error, square_error) and the value corrected to first order:
 # f(fl(u))*(1 + e*f'/f).
 # A rounded term (x/3, log(x)) would carry an error of its own that this cannot see.
 
@@ -2714,7 +2715,7 @@ def argument_error(u: sp.Expr) -> sp.Expr | None:
         # x - y as sub_error(x, y): add_error(x, -y) would have the module compute -y apart.
         return c * (sub_error(a, -b) if b.could_extract_minus_sign() else add_error(a, b))
     if isinstance(body, sp.Pow) and body.exp == 2 and isinstance(body.base, sp.Symbol):
-        return c * product_error(body.base, body.base)
+        return c * square_error(body.base)
     if isinstance(body, sp.Mul) and len(body.args) == 2 and all(isinstance(f, sp.Symbol) for f in body.args):
         return c * product_error(*body.args)
     return None

@@ -19,6 +19,7 @@ from generator.primitives import (
     sigmoid,
     sigmoid_slope,
     softplus,
+    square_error,
     sub_error,
 )
 from generator.printer import TFPrinter
@@ -348,7 +349,7 @@ def test_argument_error_of_sums_and_products_of_exact_terms() -> None:
     assert argument_error(x + y) == add_error(x, y)
     assert argument_error(x - 1) == sub_error(x, 1)
     assert argument_error(2 * x - y / 4) == sub_error(2 * x, y / 4)
-    assert argument_error(-(x**2) / 2) == -product_error(x, x) / 2
+    assert argument_error(-(x**2) / 2) == -square_error(x) / 2
     assert argument_error(x * y) == product_error(x, y)
     # Near misses: a rounded term (x/3, 0.1, pi, log(x)), three terms or factors, a
     # scale that is not a power of 2 or is too large, a power other than 2.
