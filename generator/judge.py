@@ -388,13 +388,13 @@ def _split(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return high, u - high
 
 
-def _product_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _product_error(a: np.ndarray, b: np.ndarray, residual: float = 0.0) -> np.ndarray:
     # As the printed helper: Dekker's TwoProduct, 0 where the product is beyond ERROR_BOUND
     # or a factor below 2**-100 (2**-969), whose halves may flush.
     a, b = _floats(a, b)
     (a_high, a_low), (b_high, b_low) = _split(a), _split(b)
     total = a * b
-    error = (((a_high * b_high - total) + a_high * b_low) + a_low * b_high) + a_low * b_low
+    error = (((a_high * b_high - total) + a_high * b_low) + a_low * b_high) + a_low * b_low + b * a.dtype.type(residual)
     smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
     exact = (np.abs(total) <= ERROR_BOUND) & (np.minimum(np.abs(a), np.abs(b)) >= smallest)
     return np.where(exact, error, np.zeros_like(error))

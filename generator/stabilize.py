@@ -2699,25 +2699,50 @@ def _exact(term: sp.Expr) -> bool:
 
 def argument_error(u: sp.Expr) -> sp.Expr | None:
     """The exact rounding error of the float u, where its last operation is a sum or a
-    product of two exact terms, possibly times a power of 2 (-x**2/2, x - y, 2*x*y); None
-    for any other u."""
+    product of two exact terms, possibly times a power of 2 (-x**2/2, x - y, 2*x*y), or
+    where u is c*x or c*x**2 for a number c that rounds (x/sqrt(2), 0.1*x**2); None for any
+    other u."""
     if u.could_extract_minus_sign():
         # fl(y - x) is -fl(x - y): one error for both, shared.
         error = argument_error(-u)
         return None if error is None else -error
-    c, body = u.as_coeff_Mul()
-    # Up to 2**6: the helpers drop the error beyond |fl(body)| = 4096, where c*error must
-    # stay well below 1 for the value's sign to hold where it has overflowed.
-    if not (_power_of_two(c) and abs(c) <= 64):
-        c, body = sp.Integer(1), u
+    c, body = u.as_independent(*u.free_symbols, as_Add=False) if isinstance(u, sp.Mul) else (sp.Integer(1), u)
+    if c == 1:
+        return _exact_error(u)
+    if _power_of_two(c):
+        # Up to 2**6: the helpers drop the error beyond |fl(body)| = 4096, where c*error must
+        # stay well below 1 for the value's sign to hold where it has overflowed.
+        error = _exact_error(body) if abs(c) <= 64 else None
+        return None if error is None else c * error
+    # c rounds to the dtype: c*w - fl(c_d*fl(w)) = c*e_w + (c_d*fl(w) - fl(c_d*fl(w)))
+    # + (c - c_d)*fl(w), c_d the dtype's value of the float64 literal the module writes.
+    if isinstance(body, sp.Symbol):
+        inner = sp.Integer(0)
+    elif isinstance(body, sp.Pow) and body.exp == 2 and isinstance(body.base, sp.Symbol):
+        inner = square_error(body.base)
+    else:
+        return None
+    with mpmath.workdps(40):
+        try:
+            exact = mpmath.mpf(sp.N(c, 40))
+        except TypeError:
+            return None
+        double = float(exact)
+        single = struct.unpack("f", struct.pack("f", double))[0]
+        residual = by_dtype(*(sp.Float(exact - v, 20) for v in (single, double)))
+    return c * inner + product_error(c, body, residual)
+
+
+def _exact_error(body: sp.Expr) -> sp.Expr | None:
+    """The rounding error of a sum, square or product of two exact terms; None otherwise."""
     if isinstance(body, sp.Add) and len(body.args) == 2 and all(map(_exact, body.args)):
         a, b = sorted(body.args, key=lambda t: t.could_extract_minus_sign())
         # x - y as sub_error(x, y): add_error(x, -y) would have the module compute -y apart.
-        return c * (sub_error(a, -b) if b.could_extract_minus_sign() else add_error(a, b))
+        return sub_error(a, -b) if b.could_extract_minus_sign() else add_error(a, b)
     if isinstance(body, sp.Pow) and body.exp == 2 and isinstance(body.base, sp.Symbol):
-        return c * square_error(body.base)
+        return square_error(body.base)
     if isinstance(body, sp.Mul) and len(body.args) == 2 and all(isinstance(f, sp.Symbol) for f in body.args):
-        return c * product_error(*body.args)
+        return product_error(*body.args)
     return None
 
 

@@ -125,6 +125,7 @@ BAD = [
     (("params = {}", 'params = {}\nfloat64_inside = "yes"'), "tool.generator.functions[1].float64_inside", "true or false"),
     (("order = 1\n", "order = 1\naccurate-roots = 0\n"), "tool.generator.accurate_roots", "true or false"),
     (("params = {}", 'params = {}\naccurate_roots = "on"'), "tool.generator.functions[1].accurate_roots", "true or false"),
+    (("order = 1\n", "order = 1\ncompensated-arguments = 2\n"), "tool.generator.compensated_arguments", "true or false"),
 ]
 
 

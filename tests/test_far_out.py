@@ -807,13 +807,22 @@ def test_steep_functions_of_a_rounded_difference(load_module) -> None:
     # 64 ulps of its value (5.3 bits measured); the exact rounding error (TwoSum), added
     # back to first order, leaves the value's own rounding.
     x, y = sp.symbols("x y", real=True)
-    pairs = [(-0.00019506711, 78.78788), (-6.060606, 54.545456), (74.242424, 0.0011237828), (40.909092, -9.2492024e-07)]
+    pairs = [
+        (-0.00019506711, 78.78788),
+        (-6.060606, 54.545456),
+        (74.242424, 0.0011237828),
+        (40.909092, -9.2492024e-07),
+    ]
     # float32 values, so that mpmath sees the inputs the module does.
     points = [tuple(float(np.float32(v)) for v in p) for p in pairs]
-    fn = load_module("exp(x - y)", "growth", ["x", "y"], compensated_arguments=True).growth
+    fn = load_module(
+        "exp(x - y)", "growth", ["x", "y"], compensated_arguments=True
+    ).growth
     _check(fn, sp.exp(x - y), [x, y], points)
     # Its logistic kin in the tails, sigmoid and softplus of the difference.
-    fn = load_module("log(1 + exp(x - y))", "margin", ["x", "y"], compensated_arguments=True).margin
+    fn = load_module(
+        "log(1 + exp(x - y))", "margin", ["x", "y"], compensated_arguments=True
+    ).margin
     _check(fn, sp.log(1 + sp.exp(x - y)), [x, y], points[:2])
 
 
@@ -823,5 +832,27 @@ def test_gaussian_tail_with_its_square_rounded(load_module) -> None:
     # derivatives carry the same exp.
     x = sp.Symbol("x", real=True)
     fn = load_module("exp(-x**2/2)", "bell", ["x"], compensated_arguments=True).bell
-    points = [(float(np.float32(v)),) for v in (9.090909, -10.606061, 12.121212, -12.95, 2.5)]
+    points = [
+        (float(np.float32(v)),) for v in (9.090909, -10.606061, 12.121212, -12.95, 2.5)
+    ]
     _check(fn, sp.exp(-(x**2) / 2), [x], points)
+
+
+def test_gelu_tail_with_its_scaled_argument_rounded(load_module) -> None:
+    # With --compensated-arguments: erfc(-x/sqrt(2)) at x = -12.1 is 2z**2 = 147 times as far
+    # off as its rounded argument z (6.2 bits measured). The product's exact error, plus x
+    # times what float32's 1/sqrt(2) lacks of the constant, corrects it.
+    x = sp.Symbol("x", real=True)
+    fn = load_module(
+        "x*(1 + erf(x/sqrt(2)))/2", "gelu", ["x"], compensated_arguments=True
+    ).gelu
+    points = [
+        (float(np.float32(v)),)
+        for v in (-12.121212, -10.204082, -9.090909, -7.5757575, 1.5)
+    ]
+    truth = {(): x * sp.erfc(-x / sp.sqrt(2)) / 2}
+    truth[(0,)] = sp.erfc(-x / sp.sqrt(2)) / 2 + x * sp.exp(-(x**2) / 2) / sp.sqrt(
+        2 * sp.pi
+    )
+    truth[(0, 0)] = (2 - x**2) * sp.exp(-(x**2) / 2) / sp.sqrt(2 * sp.pi)
+    _check(fn, truth, [x], points)

@@ -351,9 +351,35 @@ def test_argument_error_of_sums_and_products_of_exact_terms() -> None:
     assert argument_error(2 * x - y / 4) == sub_error(2 * x, y / 4)
     assert argument_error(-(x**2) / 2) == -square_error(x) / 2
     assert argument_error(x * y) == product_error(x, y)
+    # A number that rounds, times an input or its square: the product's error and what the
+    # dtype's constant lacks, r*x (r by dtype: float32's 1/sqrt(2) lacks 1.2e-8).
+    error = argument_error(x / sp.sqrt(2))
+    assert isinstance(error, product_error) and error.args[:2] == (sp.sqrt(2) / 2, x)
+    assert (
+        abs(float(error.args[2].args[0]) - 1.2101617e-8) < 1e-14
+        and abs(float(error.args[2].args[1])) < 1e-16
+    )
+    error = argument_error(x**2 / 10)
+    assert error.has(square_error(x)) and any(
+        isinstance(p, product_error) and p.args[1] == x**2 for p in error.args
+    )
     # Near misses: a rounded term (x/3, 0.1, pi, log(x)), three terms or factors, a
     # scale that is not a power of 2 or is too large, a power other than 2.
-    for u in (x / 3 - y, x - sp.Rational(1, 10), x - sp.pi, sp.log(x) - y, x + y + 1, x * y * y, 3 * x * y, 128 * x**2, x**3, x, -x):
+    for u in (
+        x / 3 - y,
+        x - sp.Rational(1, 10),
+        x - sp.pi,
+        sp.log(x) - y,
+        x + y + 1,
+        x * y * y,
+        3 * x * y,
+        128 * x**2,
+        x**3,
+        x,
+        -x,
+        x * y / 3,
+        3 * sp.exp(x),
+    ):
         assert argument_error(u) is None, u
 
 
@@ -362,19 +388,40 @@ def test_compensated_arguments_correct_the_tails() -> None:
     by the judge's stand-ins: 4-6 bits off as written, within 2 bits compensated."""
     y = sp.Symbol("y", real=True)
     cases = [
-        (sigmoid(x - y), [np.float32(-0.00019506711), np.float32(-6.060606)], [np.float32(78.78788), np.float32(54.545456)]),
+        (
+            sigmoid(x - y),
+            [np.float32(-0.00019506711), np.float32(-6.060606)],
+            [np.float32(78.78788), np.float32(54.545456)],
+        ),
         (sigmoid_slope(x - y), [np.float32(-0.00019506711)], [np.float32(78.78788)]),
         (softplus(x - y), [np.float32(-0.00019506711)], [np.float32(78.78788)]),
-        (sp.exp(-(x**2) / 2), [np.float32(9.090909), np.float32(-10.606061)], [np.float32(0)] * 2),
+        (
+            sp.exp(-(x**2) / 2),
+            [np.float32(9.090909), np.float32(-10.606061)],
+            [np.float32(0)] * 2,
+        ),
     ]
     for form, xs, ys in cases:
         compensated = compensate_arguments(form)
         assert compensated != form
         points = np.array([xs, ys], dtype=np.float64)
         exact = naive(form)
-        truth = np.array([float(exact.subs({x: sp.Float(float(a), 60), y: sp.Float(float(b), 60)}).evalf(60)) for a, b in zip(xs, ys)])
-        before = judge.bits_of_error(judge.evaluate(form, (x, y), points, np.float32), truth)
-        after = judge.bits_of_error(judge.evaluate(compensated, (x, y), points, np.float32), truth)
+        truth = np.array(
+            [
+                float(
+                    exact.subs(
+                        {x: sp.Float(float(a), 60), y: sp.Float(float(b), 60)}
+                    ).evalf(60)
+                )
+                for a, b in zip(xs, ys)
+            ]
+        )
+        before = judge.bits_of_error(
+            judge.evaluate(form, (x, y), points, np.float32), truth
+        )
+        after = judge.bits_of_error(
+            judge.evaluate(compensated, (x, y), points, np.float32), truth
+        )
         assert before.max() >= 4 and after.max() <= 2, (form, before, after)
     # Not a steep function, or no exact argument: unchanged.
     for form in (sp.tanh(x - y), sp.exp(x / 3 - y), sp.exp(x)):
