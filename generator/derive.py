@@ -19,7 +19,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import exp_finite, naive, numeric
+from generator.primitives import exp_finite, ipow, naive, numeric
 from generator.stabilize import (
     RULES,
     compensate_arguments,
@@ -238,7 +238,7 @@ def derive(
         fired.append("sigmoid_slope")
         partials = lowered
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
-    partials = {i: _fold_constant_sums(e) for i, e in partials.items()}
+    partials = {i: _hold_common_factors(_fold_constant_sums(e)) for i, e in partials.items()}
     if compensated_arguments and not float64_inside:
         # Last, on the printed shapes: the rounding of x - y or x**2 as the forms compute it.
         compensated = {i: compensate_arguments(e) for i, e in partials.items()}
@@ -277,6 +277,34 @@ def _fold_constant_sums(form: sp.Expr) -> sp.Expr:
         return sp.Add(*(a for a in add.args if not a.is_number), sp.Float(total, 17))
 
     return form.replace(lambda e: isinstance(e, sp.Add), fold)
+
+
+def _hold_common_factors(form: sp.Expr) -> sp.Expr:
+    """`form` with each function's argument c*a + c*b + ..., c a number other than +-1 that
+    its terms share, as c*(a + b + ...) held (ipow(., 1)): SymPy distributes a number over a
+    sum, and tanh(x - y)'s slope became sigmoid_slope(2*x - 2*y), inf - inf = NaN at
+    x = y = 3e38 where x - y is 0."""
+
+    def hold(node: sp.Expr) -> sp.Expr:
+        args = []
+        for arg in node.args:
+            if not isinstance(arg, sp.Expr):  # a Piecewise's pairs, polyval's coefficients
+                args.append(arg)
+                continue
+            c, rest = arg.as_coeff_Mul()
+            if c.is_Rational and abs(c) != 1 and isinstance(rest, sp.Add):
+                # Held as it is, so that a later xreplace (the guards') cannot distribute it.
+                arg = c * ipow(rest, 1)
+            elif isinstance(arg, sp.Add) and not arg.is_number:
+                coeffs = [t.as_coeff_Mul()[0] for t in arg.args]
+                if all(c.is_Rational for c in coeffs):
+                    common = sp.gcd_list([abs(c) for c in coeffs])
+                    if common != 1:
+                        arg = common * ipow(sp.Add(*(t / common for t in arg.args)), 1)
+            args.append(arg)
+        return node.func(*args)
+
+    return form.replace(lambda e: isinstance(e, sp.Function) and not isinstance(e, ipow), hold)
 
 
 def _hold_exps(form: sp.Expr) -> sp.Expr:

@@ -409,6 +409,20 @@ def _square_error(u: np.ndarray) -> np.ndarray:
     return np.where(total <= ERROR_BOUND, error, np.zeros_like(error))
 
 
+def _division_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # As the printed helper: the remainder a - q*b, exact, over b.
+    a, b = _floats(a, b)
+    q = a / b
+    error = ((a - q * b) - _product_error(q, b)) / b
+    return np.where(np.abs(q) <= ERROR_BOUND, error, np.zeros_like(error))
+
+
+def _bounded_error(error: np.ndarray, u: np.ndarray) -> np.ndarray:
+    # As the printed helper.
+    error, u = _floats(error, u)
+    return np.where((np.abs(u) <= ERROR_BOUND) & np.isfinite(error), error, np.zeros_like(error))
+
+
 def _mul_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     product = np.asanyarray(a * b)
     return np.where(np.asanyarray(b) == 0, np.zeros_like(product), product)
@@ -535,6 +549,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "sub_error": lambda a, b: _add_error(a, -np.asanyarray(b)),
     "product_error": _product_error,
     "square_error": _square_error,
+    "division_error": _division_error,
+    "bounded_error": _bounded_error,
     "tanh_softplus": _tanh_softplus,
     "tanh_softplus_slope": _tanh_softplus_slope,
     "mills": _flushed(lambda u: _mills_parts(u)[0]),
@@ -1328,6 +1344,8 @@ OP_COST: dict[str, float] = {
     "sub_error": 2.5,
     "product_error": 4.0,
     "square_error": 2.5,
+    "division_error": 5.0,
+    "bounded_error": 1.5,
     "tanh_softplus": 2.5,
     "tanh_softplus_slope": 3.0,
     # 23 levels of erfc's continued fraction (float32), a sqrt, and the quotient below them, under a where.

@@ -43,6 +43,8 @@ __all__ = [
     "sub_error",
     "product_error",
     "square_error",
+    "division_error",
+    "bounded_error",
     "lgamma",
     "lbeta",
     "lgamma_diff",
@@ -686,6 +688,33 @@ class square_error(sp.Function):  # noqa: N801
         return True
 
 
+class division_error(sp.Function):  # noqa: N801
+    """The rounding error of the float quotient a/b: a/b - fl(a/b) = (a - q*b)/b for
+    q = fl(a/b), whose remainder a - q*b is exact: (a - fl(q*b)) - product_error(q, b)."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+
+class bounded_error(sp.Function):  # noqa: N801
+    """error, an argument's rounding error carried through several operations, where
+    |u| <= 4096 and it is finite; 0 elsewhere (there each function corrected has saturated,
+    and an intermediate may have overflowed: inf*0)."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -717,6 +746,8 @@ def naive(expr: sp.Expr) -> sp.Expr:
         sub_error: lambda a, b: sp.Integer(0),
         product_error: lambda *args: sp.Integer(0),
         square_error: lambda u: sp.Integer(0),
+        division_error: lambda a, b: sp.Integer(0),
+        bounded_error: lambda error, u: sp.Integer(0),
         lbeta: lambda a, b: lgamma(a) + lgamma(b) - lgamma(a + b),
         lgamma_diff: lambda y, x: lgamma(y) - lgamma(y + x),
         polygamma_diff: lambda n, y, x: sp.polygamma(n, y) - sp.polygamma(n, y + x),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
@@ -72,6 +73,8 @@ HELPERS: dict[type, str] = {
     prim.sub_error: "_sub_error",
     prim.product_error: "_product_error",
     prim.square_error: "_square_error",
+    prim.division_error: "_division_error",
+    prim.bounded_error: "_bounded_error",
     prim.sigmoid_slope: "_sigmoid_slope",
     prim.tanh_softplus: "_tanh_softplus",
     prim.tanh_softplus_slope: "_tanh_softplus_slope",
@@ -92,6 +95,7 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_lbeta": ("_lgamma_correction", "_lgamma_correction_gap", "_lgamma_stirling_gap", "_power_sums", "_bernoulli"),
     "_product_error": ("_split_halves",),
     "_square_error": ("_split_halves",),
+    "_division_error": ("_product_error", "_split_halves"),
     "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
     # And _digamma or _polygamma, by n (the printer adds the one it calls).
     "_polygamma_diff": ("_power_sums", "_bernoulli", "_cot_pi", "_cot_slope"),
@@ -406,6 +410,17 @@ class TFPrinter(ProductOrder, StrPrinter):
         return f"tf.where({arg} > 0, {self._scalar(sp.Integer(1))}, {self._scalar(sp.Integer(0))})"
 
 
+# Rounding-error primitives (stabilize.compensate_arguments) -> the value whose error they are.
+ROUNDING_ERRORS: dict[type, Callable[..., sp.Expr]] = {
+    prim.add_error: lambda a, b: sp.Add(a, b, evaluate=False),
+    prim.sub_error: lambda a, b: sp.Add(a, -b, evaluate=False),
+    prim.product_error: lambda a, b, *residual: sp.Mul(a, b, evaluate=False),
+    prim.square_error: lambda u: sp.Pow(u, 2, evaluate=False),
+    prim.division_error: lambda a, b: sp.Mul(a, sp.Pow(b, -1, evaluate=False), evaluate=False),
+    prim.bounded_error: lambda error, u: u,
+}
+
+
 class MathPrinter(StrPrinter):
     """SymPy expression -> the plain math notation used in docstrings."""
 
@@ -422,6 +437,9 @@ class MathPrinter(StrPrinter):
             base, k = expr.args
             # k = 1: a quotient divided step by step, (a/b)/b; the parentheses show the order.
             return f"({self._print(base)})" if k == 1 else f"({self._print(base)})**{k}"
+        if type(expr) in ROUNDING_ERRORS:
+            # err(u): u's rounding error as the module computes u, whatever carries it there.
+            return f"err({self._print(ROUNDING_ERRORS[type(expr)](*expr.args))})"
         return super()._print_Function(expr)
 
     def _print_Abs(self, expr: sp.Expr) -> str:

@@ -24,7 +24,10 @@ import sympy as sp
 
 from generator.primitives import (
     add_error,
+    bounded_error,
     by_dtype,
+    clip,
+    division_error,
     erfc,
     expm1,
     hypot,
@@ -42,6 +45,7 @@ from generator.primitives import (
     mul_no_nan,
     naive,
     numeric,
+    pick,
     polygamma_diff,
     polyval,
     product_error,
@@ -2683,67 +2687,124 @@ def _power_of_two(c: sp.Expr) -> bool:
     return p & (p - 1) == 0 and q & (q - 1) == 0
 
 
-def _exact(term: sp.Expr) -> bool:
-    """A value float32 holds exactly, as printed: an input (a Symbol), a number it holds
-    (3, -0.5, not 0.1 or pi), or one of these times a power of 2."""
-    if isinstance(term, sp.Symbol):
-        return True
-    if term.is_number:
-        if not term.is_Rational:
-            return False
-        value = float(term)
-        return abs(value) < 2.0**126 and sp.Rational(struct.unpack("f", struct.pack("f", value))[0]) == term
-    c, rest = term.as_coeff_Mul()
-    return c != 1 and _power_of_two(c) and isinstance(rest, sp.Symbol)
-
-
-def argument_error(u: sp.Expr) -> sp.Expr | None:
-    """The exact rounding error of the float u, where its last operation is a sum or a
-    product of two exact terms, possibly times a power of 2 (-x**2/2, x - y, 2*x*y), or
-    where u is c*x or c*x**2 for a number c that rounds (x/sqrt(2), 0.1*x**2); None for any
-    other u."""
-    if u.could_extract_minus_sign():
-        # fl(y - x) is -fl(x - y): one error for both, shared.
-        error = argument_error(-u)
-        return None if error is None else -error
-    c, body = u.as_independent(*u.free_symbols, as_Add=False) if isinstance(u, sp.Mul) else (sp.Integer(1), u)
-    if c == 1:
-        return _exact_error(u)
-    if _power_of_two(c):
-        # Up to 2**6: the helpers drop the error beyond |fl(body)| = 4096, where c*error must
-        # stay well below 1 for the value's sign to hold where it has overflowed.
-        error = _exact_error(body) if abs(c) <= 64 else None
-        return None if error is None else c * error
-    # c rounds to the dtype: c*w - fl(c_d*fl(w)) = c*e_w + (c_d*fl(w) - fl(c_d*fl(w)))
-    # + (c - c_d)*fl(w), c_d the dtype's value of the float64 literal the module writes.
-    if isinstance(body, sp.Symbol):
-        inner = sp.Integer(0)
-    elif isinstance(body, sp.Pow) and body.exp == 2 and isinstance(body.base, sp.Symbol):
-        inner = square_error(body.base)
-    else:
-        return None
+def _constant_error(c: sp.Expr) -> sp.Expr | None:
+    """What the dtype's value of the constant c lacks of c (the module writes c as a float64
+    literal, which float32 rounds again), by dtype: 0 for a number float32 holds; None for
+    one that is not a finite real."""
     with mpmath.workdps(40):
         try:
             exact = mpmath.mpf(sp.N(c, 40))
         except TypeError:
             return None
+        if not mpmath.isfinite(exact):
+            return None
         double = float(exact)
         single = struct.unpack("f", struct.pack("f", double))[0]
-        residual = by_dtype(*(sp.Float(exact - v, 20) for v in (single, double)))
-    return c * inner + product_error(c, body, residual)
+        if exact == single:
+            return sp.Integer(0)
+        return by_dtype(*(sp.Float(exact - v, 20) for v in (single, double)))
 
 
-def _exact_error(body: sp.Expr) -> sp.Expr | None:
-    """The rounding error of a sum, square or product of two exact terms; None otherwise."""
-    if isinstance(body, sp.Add) and len(body.args) == 2 and all(map(_exact, body.args)):
-        a, b = sorted(body.args, key=lambda t: t.could_extract_minus_sign())
+def _rounding_error(node: sp.Expr) -> sp.Expr | None:
+    """To first order, the error of `node` as the module computes it from exact inputs:
+    node - fl(node), from the exact error of each rounding operation (add_error, sub_error,
+    product_error, square_error, division_error) and of each constant, carried through the
+    operations above it. Only for a tree of one- and two-operand operations, whose order
+    of evaluation the printer and the emitter's CSE cannot change (a sum of three terms may
+    be summed in another order); None for any other node (a function, a longer sum)."""
+    if isinstance(node, sp.Symbol):
+        return sp.Integer(0)
+    if node.is_number:
+        return _constant_error(node)
+    if isinstance(node, ipow) and node.args[1] == 1:
+        return _rounding_error(node.args[0])  # 2*(x - y), held as derive writes it
+    if isinstance(node, (clip, pick)):
+        # A regime's guard of an input: the input itself or a bound, exact if each is.
+        values = node.args if isinstance(node, clip) else node.args[1:]
+        exact = all(_rounding_error(v) == 0 for v in values)
+        return sp.Integer(0) if exact else None
+    if node.could_extract_minus_sign():
+        # Negation is exact, and fl(y - x) is -fl(x - y): one error for both, shared.
+        inner = _rounding_error(-node)
+        return None if inner is None else -inner
+    if isinstance(node, sp.Add) and len(node.args) == 2:
+        a, b = sorted(node.args, key=lambda t: t.could_extract_minus_sign())
+        errors = [_rounding_error(a), _rounding_error(b)]
+        if None in errors:
+            return None
         # x - y as sub_error(x, y): add_error(x, -y) would have the module compute -y apart.
-        return sub_error(a, -b) if b.could_extract_minus_sign() else add_error(a, b)
-    if isinstance(body, sp.Pow) and body.exp == 2 and isinstance(body.base, sp.Symbol):
-        return square_error(body.base)
-    if isinstance(body, sp.Mul) and len(body.args) == 2 and all(isinstance(f, sp.Symbol) for f in body.args):
-        return product_error(*body.args)
+        operation = sub_error(a, -b) if b.could_extract_minus_sign() else add_error(a, b)
+        return errors[0] + errors[1] + operation
+    if isinstance(node, sp.Pow) and node.exp == 2:
+        inner = _rounding_error(node.base)
+        return None if inner is None else 2 * node.base * inner + square_error(node.base)
+    if isinstance(node, sp.Pow) and node.exp == -1:
+        inner = _rounding_error(node.base)
+        return None if inner is None else -inner / node.base**2 + division_error(sp.Integer(1), node.base)
+    if isinstance(node, sp.Mul):
+        return _product_rounding(node)
     return None
+
+
+def _product_rounding(node: sp.Mul) -> sp.Expr | None:
+    """_rounding_error of a product, printed as printer.ProductOrder writes it: its numbers
+    as one constant c, then c*w, c/d, a*b or a/d (one rounding each), or c*(a*b*...) for c
+    a power of 2 (exact in any order)."""
+    numbers = [a for a in node.args if a.is_number]
+    others = [a for a in node.args if not a.is_number]
+    c = sp.Mul(*numbers)
+    if _power_of_two(c) and c != 1:
+        inner = _rounding_error(sp.Mul(*others))
+        return None if inner is None else c * inner
+    if len(others) == 2 and c == 1:
+        a, b = others
+        if isinstance(a, sp.Pow) and a.exp == -1:
+            a, b = b, a
+        if isinstance(b, sp.Pow) and b.exp == -1 and not (isinstance(a, sp.Pow) and a.exp == -1):
+            d = b.base  # a/d
+            errors = [_rounding_error(a), _rounding_error(d)]
+            if None in errors:
+                return None
+            return errors[0] / d - a * errors[1] / d**2 + division_error(a, d)
+        errors = [_rounding_error(a), _rounding_error(b)]
+        if None in errors:
+            return None
+        return a * errors[1] + b * errors[0] + product_error(a, b)
+    if len(others) != 1:
+        return None
+    (w,) = others
+    residual = _constant_error(c)
+    if residual is None:
+        return None
+    if isinstance(w, sp.Pow) and w.exp == -1:
+        d = w.base  # c/d, one division
+        inner = _rounding_error(d)
+        if inner is None:
+            return None
+        return -c * inner / d**2 + division_error(c, d) + residual / d
+    inner = _rounding_error(w)
+    if inner is None:
+        return None
+    return c * inner + (product_error(c, w, residual) if residual != 0 else product_error(c, w))
+
+
+# A lone exact error beside a power of 2 up to 2**6 (x - y, -x**2/2) is bounded by its
+# helper, which drops the error beyond |fl(.)| = 4096 (c*error must stay well below 1 for
+# the value's sign to hold where it has overflowed). Any other error is bounded as a whole.
+_HELPER_ERRORS = (add_error, sub_error, product_error, square_error)
+
+
+def argument_error(u: sp.Expr) -> sp.Expr | None:
+    """The rounding error of the float u as the module computes it (_rounding_error), 0
+    where |fl(u)| > 4096 or where it is not finite; None where u is exact, or its error
+    cannot be computed."""
+    error = _rounding_error(u)
+    if error is None or error == 0:
+        return None
+    c, lone = error.as_coeff_Mul()
+    if isinstance(lone, _HELPER_ERRORS) and _power_of_two(c) and abs(c) <= 64:
+        return error
+    return bounded_error(error, u)
 
 
 # Steep functions -> f'(u)/f(u), the correction's relative factor, from what the printed

@@ -856,3 +856,14 @@ def test_gelu_tail_with_its_scaled_argument_rounded(load_module) -> None:
     )
     truth[(0, 0)] = (2 - x**2) * sp.exp(-(x**2) / 2) / sp.sqrt(2 * sp.pi)
     _check(fn, truth, [x], points)
+
+
+def test_slopes_of_a_difference_where_both_inputs_overflow_when_doubled(
+    load_module,
+) -> None:
+    # tanh(x - y)'s slopes are sigmoid_slope(2*(x - y)) and kin; SymPy distributed the 2, and
+    # 2*x - 2*y at x = y = 3e38 was inf - inf = NaN where x - y is 0 (slope 1, curvature 0).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("tanh(x - y)", "gap", ["x", "y"]).gap
+    points = [(3e38, 3e38), (-2.5e38, -2.5e38), (1.0, 0.5)]
+    _check(fn, sp.tanh(x - y), [x, y], points)

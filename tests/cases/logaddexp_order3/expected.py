@@ -11,10 +11,10 @@ Forms computed (after stabilisation):
     d2f/dx dx = sigmoid_slope(x - y)
     d2f/dx dy = -sigmoid_slope(x - y)
     d2f/dy dy = sigmoid_slope(x - y)
-    d3f/dx dx dx = -mul_no_nan(tanh(x/2 - y/2), sigmoid_slope(x - y))
-    d3f/dx dx dy = mul_no_nan(tanh(x/2 - y/2), sigmoid_slope(x - y))
-    d3f/dx dy dy = -mul_no_nan(tanh(x/2 - y/2), sigmoid_slope(x - y))
-    d3f/dy dy dy = mul_no_nan(tanh(x/2 - y/2), sigmoid_slope(x - y))
+    d3f/dx dx dx = -mul_no_nan(tanh((x - y)/2), sigmoid_slope(x - y))
+    d3f/dx dx dy = mul_no_nan(tanh((x - y)/2), sigmoid_slope(x - y))
+    d3f/dx dy dy = -mul_no_nan(tanh((x - y)/2), sigmoid_slope(x - y))
+    d3f/dy dy dy = mul_no_nan(tanh((x - y)/2), sigmoid_slope(x - y))
 
 Derivatives of order 3 and below come from the formulas above. Beyond
 order 3, TensorFlow differentiates the order-3 formulas itself.
@@ -95,7 +95,7 @@ def _logaddexp_(x, y):
                     d_y_y = d_x_x
 
                     def third_order_gradient(dd_x_x, dd_x_y, dd_y_y):
-                        d_x_x_y = tf.math.multiply_no_nan(tf.math.tanh(0.5 * x - 0.5 * y), d_x_x)
+                        d_x_x_y = tf.math.multiply_no_nan(tf.math.tanh(0.5 * x_minus_y), d_x_x)
                         d_x_x_x = -d_x_x_y
                         d_x_y_y = d_x_x_x
                         d_y_y_y = d_x_x_y

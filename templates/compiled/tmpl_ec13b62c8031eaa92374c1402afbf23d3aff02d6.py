@@ -1,0 +1,14 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'helpers/_bounded_error.py.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    pass
+    yield 'def _bounded_error(error, u):\n    """error, u\'s rounding error carried through several operations, where |u| <= 4096 and it is\n    finite; 0 elsewhere: there each function it corrects has saturated, and an intermediate of u\n    may have overflowed (inf * 0 in the error)."""\n    keep = tf.math.logical_and(tf.math.abs(u) <= 4096.0, tf.math.is_finite(error))\n    return tf.where(keep, error, tf.zeros_like(error))\n'
+
+blocks = {}
+debug_info = ''
