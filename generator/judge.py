@@ -388,15 +388,23 @@ def _split(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return high, u - high
 
 
-def _product_error(a: np.ndarray, b: np.ndarray, residual: float = 0.0) -> np.ndarray:
-    # As the printed helper: Dekker's TwoProduct, 0 where the product is beyond ERROR_BOUND
-    # or a factor below 2**-100 (2**-969), whose halves may flush.
-    a, b = _floats(a, b)
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # Dekker's TwoProduct of halves: fl(a*b) and its exact rounding error, where neither factor
+    # is below 2**-100 (2**-969 in float64), whose halves may flush.
     (a_high, a_low), (b_high, b_low) = _split(a), _split(b)
     total = a * b
-    error = (((a_high * b_high - total) + a_high * b_low) + a_low * b_high) + a_low * b_low + b * a.dtype.type(residual)
+    error = (((a_high * b_high - total) + a_high * b_low) + a_low * b_high) + a_low * b_low
     smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
-    exact = (np.abs(total) <= ERROR_BOUND) & (np.minimum(np.abs(a), np.abs(b)) >= smallest)
+    return total, np.where(np.minimum(np.abs(a), np.abs(b)) >= smallest, error, np.nan)
+
+
+def _product_error(a: np.ndarray, b: np.ndarray, residual: float = 0.0) -> np.ndarray:
+    # As the printed helper: TwoProduct, and b times the constant a's residual, 0 where the
+    # product is beyond ERROR_BOUND or a factor is too small to split.
+    a, b = _floats(a, b)
+    total, error = _two_product(a, b)
+    error = error + b * a.dtype.type(residual)
+    exact = (np.abs(total) <= ERROR_BOUND) & ~np.isnan(error)
     return np.where(exact, error, np.zeros_like(error))
 
 
@@ -410,11 +418,12 @@ def _square_error(u: np.ndarray) -> np.ndarray:
 
 
 def _division_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # As the printed helper: the remainder a - q*b, exact, over b.
+    # As the printed helper: the remainder a - q*b, exact, over b; q*b unbounded.
     a, b = _floats(a, b)
     q = a / b
-    error = ((a - q * b) - _product_error(q, b)) / b
-    return np.where(np.abs(q) <= ERROR_BOUND, error, np.zeros_like(error))
+    product, error = _two_product(q, b)
+    error = ((a - product) - error) / b
+    return np.where((np.abs(q) <= ERROR_BOUND) & ~np.isnan(error), error, np.zeros_like(error))
 
 
 def _bounded_error(error: np.ndarray, u: np.ndarray) -> np.ndarray:

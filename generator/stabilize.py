@@ -2733,7 +2733,12 @@ def _rounding_error(node: sp.Expr) -> sp.Expr | None:
         if None in errors:
             return None
         # x - y as sub_error(x, y): add_error(x, -y) would have the module compute -y apart.
-        operation = sub_error(a, -b) if b.could_extract_minus_sign() else add_error(a, b)
+        if a.is_number:
+            # A constant second: Grappler's constant folding pushes constants down, and
+            # (c + t) - c, TwoSum's first step, becomes t (the error 0) in graph mode.
+            operation = -sub_error(-b, a) if b.could_extract_minus_sign() else add_error(b, a)
+        else:
+            operation = sub_error(a, -b) if b.could_extract_minus_sign() else add_error(a, b)
         return errors[0] + errors[1] + operation
     if isinstance(node, sp.Pow) and node.exp == 2:
         inner = _rounding_error(node.base)

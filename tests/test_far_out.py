@@ -867,3 +867,17 @@ def test_slopes_of_a_difference_where_both_inputs_overflow_when_doubled(
     fn = load_module("tanh(x - y)", "gap", ["x", "y"]).gap
     points = [(3e38, 3e38), (-2.5e38, -2.5e38), (1.0, 0.5)]
     _check(fn, sp.tanh(x - y), [x, y], points)
+
+
+def test_gelu_tanh_tail_with_its_polynomial_argument_rounded(load_module) -> None:
+    # With --compensated-arguments: sigmoid(x*(c1 + c3*x**2)) at x = -9.09 sees its
+    # argument, -68, after four roundings (the square, two products, the sum) and two
+    # rounded constants: 6.8 bits measured. Their errors, carried through the operations
+    # to first order, correct it.
+    x = sp.Symbol("x", real=True)
+    text = "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))/2"
+    fn = load_module(text, "gelu_tanh", ["x"], compensated_arguments=True).gelu_tanh
+    c = sp.sqrt(2 / sp.pi)
+    truth = x * (1 + sp.tanh(c * (x + sp.Rational(44715, 10**6) * x**3))) / 2
+    points = [(float(np.float32(v)),) for v in (-9.090909, -7.5757575, -7.658291, 2.0)]
+    _check(fn, truth, [x], points)

@@ -217,6 +217,36 @@ def test_compensated_arguments_survive_graph_rewrites(gen_dir, jit):
                 assert abs(value - true) <= 2 * 2.0**-23 * abs(true), (k, a, b, value, true)
 
 
+@pytest.mark.parametrize("jit", [False, True], ids=["graph", "xla"])
+def test_compensated_quotients_and_constants_survive_graph_rewrites(gen_dir, jit):
+    """As above for errors carried through several operations: exp(-x/y) (a quotient's
+    remainder) and gelu_tanh's sigmoid(x*(c1 + c3*x**2)) (rounded constants, a square, two
+    products, a sum), in their tails, within 2 ulps of mpmath's under tf.function and XLA."""
+    c = mpmath.sqrt(2 / mpmath.pi)
+    cases = [
+        (
+            "exp(-x/y)",
+            ("x", "y"),
+            [(-61.3, -0.77), (1.0e31, 1.3e29), (5.0, 0.07)],
+            lambda a, b: mpmath.exp(-a / b),
+        ),
+        (
+            "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))/2",
+            ("x",),
+            [(-9.090909,), (-7.5757575,), (-7.658291,)],
+            lambda a: a * (1 + mpmath.tanh(c * (a + mpmath.mpf("0.044715") * a**3))) / 2,
+        ),
+    ]
+    for i, (text, variables, points, exact) in enumerate(cases):
+        fn = load_generated(gen_dir, text, f"tail{i}", variables, compensated_arguments=True)
+        columns = [np.array([p[k] for p in points], np.float32) for k in range(len(variables))]
+        got = tf.function(fn, jit_compile=jit)(*map(tf.constant, columns)).numpy()
+        with mpmath.workdps(50):
+            for point, value in zip(zip(*(col.tolist() for col in columns)), got):
+                true = float(exact(*map(mpmath.mpf, point)))
+                assert abs(value - true) <= 2 * 2.0**-23 * abs(true), (text, point, value, true)
+
+
 # --------------------------------------------------------------------------- tf.function boundaries
 
 
