@@ -139,9 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--compensated-arguments",
         action="store_true",
-        help="correct exp, sigmoid, softplus and erfc of x - y, x + y or x**2 by the exact rounding error of "
-        "their argument (logaddexp' loses 5 bits at x - y = -79 without it): 10-20 more ops per function "
-        "(gelu' takes 1.55 times tf.nn.gelu's run time in graph mode)",
+        help="correct exp, sigmoid, softplus and erfc by the rounding error of their argument (x - y, x**2/2, "
+        "x/sqrt(2), x*(a + b*x**2): two-operand operations), computed exactly and carried to first order "
+        "(logaddexp' loses 5 bits at x - y = -79 without it): 10-30 more ops per function (gelu' takes "
+        "1.55 times tf.nn.gelu's run time in graph mode)",
     )
     parser.add_argument("-o", "--output", type=Path, metavar="PATH", help="write the module to PATH atomically")
     parser.add_argument(
