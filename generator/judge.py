@@ -371,12 +371,11 @@ ERROR_BOUND = 4096.0
 
 
 def _add_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # As the printed helper: Knuth's TwoSum, 0 where the sum is beyond ERROR_BOUND.
+    # As the printed helper: Knuth's TwoSum, unbounded (_bounded_error bounds it).
     a, b = _floats(a, b)
     total = a + b
     b_part = total - a
-    error = (a - (total - b_part)) + (b - b_part)
-    return np.where(np.abs(total) <= ERROR_BOUND, error, np.zeros_like(error))
+    return (a - (total - b_part)) + (b - b_part)
 
 
 def _split(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -389,45 +388,42 @@ def _split(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    # Dekker's TwoProduct of halves: fl(a*b) and its exact rounding error, where neither factor
-    # is below 2**-100 (2**-969 in float64), whose halves may flush.
+    # As the printed helpers: Dekker's TwoProduct of halves, fl(a*b) and its exact rounding
+    # error, 0 where a factor is below 2**-100 (2**-969 in float64), whose halves may flush.
     (a_high, a_low), (b_high, b_low) = _split(a), _split(b)
     total = a * b
     error = (((a_high * b_high - total) + a_high * b_low) + a_low * b_high) + a_low * b_low
     smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
-    return total, np.where(np.minimum(np.abs(a), np.abs(b)) >= smallest, error, np.nan)
+    return total, np.where(np.minimum(np.abs(a), np.abs(b)) >= smallest, error, np.zeros_like(error))
 
 
 def _product_error(a: np.ndarray, b: np.ndarray, residual: float = 0.0) -> np.ndarray:
-    # As the printed helper: TwoProduct, and b times the constant a's residual, 0 where the
-    # product is beyond ERROR_BOUND or a factor is too small to split.
+    # As the printed helper: TwoProduct, and b times the constant a's residual.
     a, b = _floats(a, b)
-    total, error = _two_product(a, b)
-    error = error + b * a.dtype.type(residual)
-    exact = (np.abs(total) <= ERROR_BOUND) & ~np.isnan(error)
-    return np.where(exact, error, np.zeros_like(error))
+    smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
+    error = _two_product(a, b)[1] + b * a.dtype.type(residual)
+    return np.where(np.minimum(np.abs(a), np.abs(b)) >= smallest, error, np.zeros_like(error))
 
 
 def _square_error(u: np.ndarray) -> np.ndarray:
     # As the printed helper: u**2 = high**2 + low*(u + high), the last product rounded.
     (u,) = _floats(u)
     high, low = _split(u)
-    total = u * u
-    error = (high * high - total) + low * (u + high)
-    return np.where(total <= ERROR_BOUND, error, np.zeros_like(error))
+    return (high * high - u * u) + low * (u + high)
 
 
 def _division_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # As the printed helper: the remainder a - q*b, exact, over b; q*b unbounded.
+    # As the printed helper: the remainder a - q*b, exact, over b.
     a, b = _floats(a, b)
     q = a / b
     product, error = _two_product(q, b)
+    smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
     error = ((a - product) - error) / b
-    return np.where((np.abs(q) <= ERROR_BOUND) & ~np.isnan(error), error, np.zeros_like(error))
+    return np.where(np.minimum(np.abs(q), np.abs(b)) >= smallest, error, np.zeros_like(error))
 
 
 def _bounded_error(error: np.ndarray, u: np.ndarray) -> np.ndarray:
-    # As the printed helper.
+    # As the printed helper: 0 beyond ERROR_BOUND or where the error is not finite.
     error, u = _floats(error, u)
     return np.where((np.abs(u) <= ERROR_BOUND) & np.isfinite(error), error, np.zeros_like(error))
 

@@ -2793,22 +2793,13 @@ def _product_rounding(node: sp.Mul) -> sp.Expr | None:
     return c * inner + (product_error(c, w, residual) if residual != 0 else product_error(c, w))
 
 
-# A lone exact error beside a power of 2 up to 2**6 (x - y, -x**2/2) is bounded by its
-# helper, which drops the error beyond |fl(.)| = 4096 (c*error must stay well below 1 for
-# the value's sign to hold where it has overflowed). Any other error is bounded as a whole.
-_HELPER_ERRORS = (add_error, sub_error, product_error, square_error)
-
-
 def argument_error(u: sp.Expr) -> sp.Expr | None:
     """The rounding error of the float u as the module computes it (_rounding_error), 0
-    where |fl(u)| > 4096 or where it is not finite; None where u is exact, or its error
-    cannot be computed."""
+    where |fl(u)| > 4096 or where it is not finite (bounded_error); None where u is exact,
+    or its error cannot be computed."""
     error = _rounding_error(u)
     if error is None or error == 0:
         return None
-    c, lone = error.as_coeff_Mul()
-    if isinstance(lone, _HELPER_ERRORS) and _power_of_two(c) and abs(c) <= 64:
-        return error
     return bounded_error(error, u)
 
 

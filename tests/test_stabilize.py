@@ -344,25 +344,33 @@ def test_root_elimination_and_signs() -> None:
 
 def test_argument_error_of_sums_and_products_of_exact_terms() -> None:
     y = sp.Symbol("y", real=True)
-    assert argument_error(x - y) == sub_error(x, y)
+
+    def error_of(u):
+        # The error, bounded as a whole (0 beyond |u| = 4096 or where it is not finite).
+        found = argument_error(u)
+        assert isinstance(found, bounded_error) and found.args[1] == u
+        return found.args[0]
+
+    assert error_of(x - y) == sub_error(x, y)
     # fl(y - x) = -fl(x - y): one error, shared.
-    assert argument_error(y - x) == -sub_error(x, y)
-    assert argument_error(x + y) == add_error(x, y)
-    assert argument_error(x - 1) == sub_error(x, 1)
-    assert argument_error(2 * x - y / 4) == sub_error(2 * x, y / 4)
-    assert argument_error(-(x**2) / 2) == -square_error(x) / 2
-    assert argument_error(x * y) == product_error(x, y)
+    assert error_of(y - x) == -sub_error(x, y)
+    assert error_of(x + y) == add_error(x, y)
+    # A constant goes second (Grappler's constant folding would fold (c + t) - c to t).
+    assert error_of(x - 1) == sub_error(x, 1)
+    assert error_of(1 - x) == -sub_error(x, 1)
+    assert error_of(x + 1) == add_error(x, 1)
+    assert error_of(2 * x - y / 4) == sub_error(2 * x, y / 4)
+    assert error_of(-(x**2) / 2) == -square_error(x) / 2
+    assert error_of(x * y) == product_error(x, y)
     # A number that rounds, times an input or its square: the product's error and what the
     # dtype's constant lacks, r*x (r by dtype: float32's 1/sqrt(2) lacks 1.2e-8).
-    error = argument_error(x / sp.sqrt(2))
+    error = error_of(x / sp.sqrt(2))
     assert isinstance(error, product_error) and error.args[:2] == (sp.sqrt(2) / 2, x)
     assert (
         abs(float(error.args[2].args[0]) - 1.2101617e-8) < 1e-14
         and abs(float(error.args[2].args[1])) < 1e-16
     )
-    error = argument_error(x**2 / 10)
-    # Carried through more than one operation: bounded as a whole (0 beyond |u| = 4096).
-    assert isinstance(error, bounded_error) and error.args[1] == x**2 / 10
+    error = error_of(x**2 / 10)
     assert error.has(square_error(x)) and any(
         isinstance(p, product_error) and p.args[1] == x**2
         for p in sp.preorder_traversal(error)

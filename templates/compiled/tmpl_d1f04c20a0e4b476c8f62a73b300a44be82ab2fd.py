@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     pass
-    yield 'def _add_error(a, b):\n    """a + b - fl(a + b), exactly (Knuth\'s TwoSum): the rounding error of the sum, for a steep function of it.\n\n    0 where |fl(a + b)| > 4096: beyond it every function this corrects (exp, sigmoid,\n    softplus, erfc) has saturated, over- or underflowed, in float32 and float64, and an error\n    as large as the argument\'s ulp (NaN where it overflowed) could only spoil the value.\n    No gradient flows through it: it is 0 in exact arithmetic.\n    """\n    total = a + b\n    b_part = total - a\n    error = (a - (total - b_part)) + (b - b_part)\n    return tf.stop_gradient(tf.where(tf.math.abs(total) <= 4096.0, error, tf.zeros_like(error)))\n'
+    yield 'def _add_error(a, b):\n    """a + b - fl(a + b), exactly (Knuth\'s TwoSum): the rounding error of the sum.\n\n    Unbounded (NaN where the operation overflows): _bounded_error bounds the argument\'s error\n    as a whole. No gradient flows through it: it is 0 in exact arithmetic.\n    """\n    total = a + b\n    b_part = total - a\n    return tf.stop_gradient((a - (total - b_part)) + (b - b_part))\n'
 
 blocks = {}
 debug_info = ''
