@@ -155,7 +155,9 @@ def _log_sum_exp(args: Sequence[sp.Expr]) -> sp.Expr:
     0), in SymPy's sort order: logaddexp(logaddexp(a1, a2), a3) for three."""
     ordered = sorted(args, key=sp.default_sort_key)
     if 0 in ordered:  # 1 = exp(0) goes last: log(1 + exp(a) + exp(b)) = softplus(logaddexp(a, b))
-        ordered = [a for a in ordered if a != 0] + [sp.Integer(0)]
+        # Each 1 counts: log(2 + exp(a)) is softplus(softplus(a)) (fuzz seed 5077 took the two
+        # 1s of logaddexp(a, logaddexp(1, 1)) - 1 as one).
+        ordered = [a for a in ordered if a != 0] + [sp.Integer(0)] * ordered.count(0)
     total = ordered[0]
     for a in ordered[1:]:
         total = softplus(total) if a == 0 else logaddexp(*sorted((total, a), key=sp.default_sort_key))
@@ -2672,11 +2674,12 @@ def _lower_pair(mul: sp.Mul, u: sp.Expr) -> sp.Expr:
 # A steep function turns its argument's absolute error into a relative error of its value:
 # exp(u) computed from a rounded u = x - y is off by |u|*2**-24 relative, 64 ulps at
 # u = -78, and so are sigmoid, its slope, softplus and erfc in their tails. Where the
-# argument's last operation is a sum or a product of two exact terms (inputs, numbers that
-# float32 holds, their multiples by powers of 2), its rounding error is computed exactly
-# (add_error, sub_error, product_error, square_error) and the value corrected to first order:
-# f(fl(u))*(1 + e*f'/f).
-# A rounded term (x/3, log(x)) would carry an error of its own that this cannot see.
+# argument is built from inputs and constants by two-operand operations (x - y, -x**2/2,
+# x/sqrt(2), x*(c1 + c3*x**2), x/y), the exact error of each operation (add_error,
+# sub_error, product_error, square_error, division_error) and each constant's own rounding
+# are carried to first order through the operations above them, and the value corrected:
+# f(fl(u))*(1 + e*f'/f). Applied last, to the shapes the printer writes (--compensated-arguments).
+# An argument through another function (log(x) - y) is left as it is.
 
 
 def _power_of_two(c: sp.Expr) -> bool:
@@ -2758,6 +2761,12 @@ def _product_rounding(node: sp.Mul) -> sp.Expr | None:
     numbers = [a for a in node.args if a.is_number]
     others = [a for a in node.args if not a.is_number]
     c = sp.Mul(*numbers)
+    rational = sp.Mul(*(a for a in numbers if a.is_Rational))
+    if len(numbers) > 1 and not _power_of_two(rational):
+        # The emitter's CSE may multiply by -sqrt(2)*3 in two steps, 3*x shared: each step
+        # rounds. With a power of 2 as the rational part the steps round as one (-sqrt(2)
+        # times x/2 is fl(-sqrt(2)/2*x), as gelu's is printed).
+        return None
     if _power_of_two(c) and c != 1:
         inner = _rounding_error(sp.Mul(*others))
         return None if inner is None else c * inner
@@ -2838,8 +2847,8 @@ def _compensated(node: sp.Expr) -> sp.Expr | None:
 
 compensate_arguments = Rule(
     "compensated_argument",
-    "a steep function (exp, sigmoid, softplus, erfc) of a rounded x - y or x**2 turns the argument's rounding into a "
-    "relative error of |u| ulps; f(u)*(1 + e*f'(u)/f(u)), e the rounding error computed exactly, does not",
+    "a steep function (exp, sigmoid, softplus, erfc) turns its argument's rounding (x - y, x**2/2, x/sqrt(2)) into a "
+    "relative error of |u| ulps; f(u)*(1 + e*f'(u)/f(u)), e that rounding computed exactly, does not",
     _compensated,
 )
 

@@ -796,6 +796,18 @@ CASES: tuple[Case, ...] = (
         label="three",
         tolerance=1e-20,
     ),
+    # A leaf that occurs twice counts twice: logaddexp(x, logaddexp(y, y)) - y is
+    # log(exp(x - y) + 2), softplus(softplus(x - y)); the rule wrote softplus(x - y) (fuzz
+    # seed 5077's acosh(logaddexp(sqrt(y), logaddexp(1, 1))) took a wrong slope from it).
+    # At x = y = 2.5e38 the difference cancels to 0; the truth is log(3).
+    Case(
+        "logaddexp_shift",
+        logaddexp(x, logaddexp(y, y)) - y,
+        softplus(softplus(x - y)),
+        {x: (2.5e38,), y: (2.5e38,)},
+        label="repeated leaf",
+        tolerance=1e-20,
+    ),
     # softplus(1.2e-13) rounds to log(2) = softplus(0): the difference is 0; the truth is
     # 5.8e-14. (The pair is matched from its negative term: -(softplus(y) - softplus(x)).)
     Case(
