@@ -164,7 +164,9 @@ def derive(
         sources = [*sources, raw_form]
         if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS and _max_power(raw_form) <= SIMPLIFY_MAX_POWER:
             together = sp.cancel(sp.together(raw_form))
-            factored = sp.factor(together)
+            # SymPy factors exp(k*u) as a power of exp(u/q), k = p/q, densely: 66 s for
+            # exp(-837697249*x), as exp(-(0.144715/(y*(0.5 - x - y)))**2/2) has it.
+            factored = sp.factor(together) if _max_exp_multiple(together) <= SIMPLIFY_MAX_POWER else together
             sources += [together, factored, *_hyperbolic_identities(together)]
             # Those with u/|u| as sign(u) first (sign_product), before the quotient rules split
             # u and |u| apart: the pseudo-Huber slope's d*x**4/|d| became (x/|d|)*(d/hypot(d, x)),
@@ -459,6 +461,20 @@ def _pulled(form: sp.Expr) -> sp.Expr | None:
 def _max_power(expr: sp.Expr) -> int:
     """The largest |k| of the integer powers in `expr` (0 if none)."""
     return max((abs(int(p.exp)) for p in expr.atoms(sp.Pow) if p.exp.is_Integer), default=0)
+
+
+def _max_exp_multiple(expr: sp.Expr) -> int:
+    """The largest |p| of the rational coefficients p/q of the terms of exp's arguments in
+    `expr` (0 if none): sp.factor treats exp(p/q*u) as exp(u/q)**p."""
+    return max(
+        (
+            abs(int(c.p))
+            for e in expr.atoms(sp.exp)
+            for term in sp.Add.make_args(e.args[0])
+            if (c := term.as_coeff_Mul()[0]).is_Rational
+        ),
+        default=0,
+    )
 
 
 def _check_defined(expr: sp.Expr, what: str) -> None:

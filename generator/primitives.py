@@ -627,37 +627,35 @@ class exp_finite(sp.Function):  # noqa: N801
         return self
 
 
-class add_error(sp.Function):  # noqa: N801
+class _RoundingError(sp.Function):
+    """An argument's rounding error, as the module computes it: 0 in exact arithmetic, so 0 to
+    SymPy's calculus and to mpmath, and real (stabilize.compensate_arguments)."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+
+class add_error(_RoundingError):  # noqa: N801
     """The rounding error of the float sum a + b: a + b - fl(a + b), exactly (Knuth's TwoSum).
 
-    0 in exact arithmetic, so 0 to SymPy's calculus (its derivatives are 0) and to mpmath.
-    In float32 it is what a steep function of a rounded sum needs to be right: exp(x - y)
-    at x - y = -78 has lost ulp(78)/2 = 4e-6 in its argument, 64 ulps of its value, and
-    exp(fl(x - y))*(1 + add_error(x, -y)) has not (stabilize.compensate_arguments).
+    In float32 it is what a steep function of a rounded sum needs to be right: exp(x + y)
+    at x + y = -78 has lost ulp(78)/2 = 4e-6 in its argument, 64 ulps of its value, and
+    exp(fl(x + y))*(1 + add_error(x, y)) has not.
     """
 
     nargs = 2
 
-    def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return sp.Integer(0)
 
-    def _eval_is_extended_real(self) -> bool:
-        return True
-
-
-class sub_error(sp.Function):  # noqa: N801
+class sub_error(_RoundingError):  # noqa: N801
     """The rounding error of the float difference a - b, as add_error for a + b."""
 
     nargs = 2
 
-    def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return sp.Integer(0)
 
-    def _eval_is_extended_real(self) -> bool:
-        return True
-
-
-class product_error(sp.Function):  # noqa: N801
+class product_error(_RoundingError):  # noqa: N801
     """The rounding error of the float product a*b: a*b - fl(a*b), exactly (Dekker's
     TwoProduct, the halves split by masking the low bits). 0 in exact arithmetic, as
     add_error: exp(x*y) at x*y = -80 has lost 4e-6 in its argument, 64 ulps of its value.
@@ -667,52 +665,28 @@ class product_error(sp.Function):  # noqa: N801
 
     nargs = (2, 3)
 
-    def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return sp.Integer(0)
 
-    def _eval_is_extended_real(self) -> bool:
-        return True
-
-
-class square_error(sp.Function):  # noqa: N801
+class square_error(_RoundingError):  # noqa: N801
     """The rounding error of the float square u*u, as product_error(u, u) but cheaper: with u
     split as high + low, u**2 = high**2 + low*(u + high), of which only the last product
     rounds, far below the error it is added to."""
 
     nargs = 1
 
-    def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return sp.Integer(0)
 
-    def _eval_is_extended_real(self) -> bool:
-        return True
-
-
-class division_error(sp.Function):  # noqa: N801
+class division_error(_RoundingError):  # noqa: N801
     """The rounding error of the float quotient a/b: a/b - fl(a/b) = (a - q*b)/b for
     q = fl(a/b), whose remainder a - q*b is exact: (a - fl(q*b)) - product_error(q, b)."""
 
     nargs = 2
 
-    def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return sp.Integer(0)
 
-    def _eval_is_extended_real(self) -> bool:
-        return True
-
-
-class bounded_error(sp.Function):  # noqa: N801
+class bounded_error(_RoundingError):  # noqa: N801
     """error, an argument's rounding error carried through several operations, where
     |u| <= 4096 and it is finite; 0 elsewhere (there each function corrected has saturated,
     and an intermediate may have overflowed: inf*0)."""
 
     nargs = 2
-
-    def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return sp.Integer(0)
-
-    def _eval_is_extended_real(self) -> bool:
-        return True
 
 
 def naive(expr: sp.Expr) -> sp.Expr:
