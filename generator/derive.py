@@ -104,7 +104,7 @@ def derive(
     and rounded to float32 (forms are still chosen for float32). With `accurate_roots`,
     one-input forms take Taylor polynomials near the nonzero roots where they lose
     relative accuracy (regimes.add_regimes). With `compensated_arguments`, steep functions
-    of a rounded x - y or x**2 take its exact rounding error (stabilize.compensate_arguments).
+    take their argument's rounding error, computed exactly (stabilize.compensate_arguments).
     """
     import numpy as np
 
@@ -242,7 +242,8 @@ def derive(
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {i: _hold_common_factors(_fold_constant_sums(e)) for i, e in partials.items()}
     if compensated_arguments and not float64_inside:
-        # Last, on the printed shapes: the rounding of x - y or x**2 as the forms compute it.
+        # Last, on the printed shapes: the rounding of each argument (x - y, -x**2/2,
+        # x/sqrt(2), ...) as the module computes it.
         compensated = {i: compensate_arguments(e) for i, e in partials.items()}
         if compensated != partials:
             fired.append(compensate_arguments.name)
@@ -299,8 +300,8 @@ def _hold_common_factors(form: sp.Expr) -> sp.Expr:
                 arg = c * ipow(rest, 1)
             elif isinstance(arg, sp.Add) and not arg.is_number:
                 coeffs = [t.as_coeff_Mul()[0] for t in arg.args]
-                if all(c.is_Rational for c in coeffs):
-                    common = sp.gcd_list([abs(c) for c in coeffs])
+                if all(k.is_Rational for k in coeffs):
+                    common = sp.gcd_list([abs(k) for k in coeffs])
                     if common != 1:
                         arg = common * ipow(sp.Add(*(t / common for t in arg.args)), 1)
             args.append(arg)

@@ -1344,7 +1344,8 @@ OP_COST: dict[str, float] = {
     "mul_exp": 2.0,
     "mul_no_nan": 0.7,
     "exp_finite": 1.5,
-    # 6 additions and a where; 2 masks, 4 products, 4 sums and a where; 1 mask, 3 products, 3 sums.
+    # Elementwise ops each: TwoSum 6; TwoProduct of halves 2 masks, 5 products, 5 sums and a
+    # where; the square's 1 mask and 6; a quotient's remainder 17; the bound 5.
     "add_error": 2.5,
     "sub_error": 2.5,
     "product_error": 4.0,

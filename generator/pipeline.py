@@ -33,7 +33,7 @@ class Spec:
     float64_inside: bool = False
     # Taylor polynomials around the nonzero roots of one-input forms that lose relative accuracy there.
     accurate_roots: bool = False
-    # Steep functions of x - y or x**2 corrected by the argument's exact rounding error.
+    # Steep functions corrected by their argument's rounding error, computed exactly.
     compensated_arguments: bool = False
 
     def command(self, name: str, variables: tuple[str, ...]) -> str:
