@@ -2806,6 +2806,8 @@ def argument_error(u: sp.Expr) -> sp.Expr | None:
     """The rounding error of the float u as the module computes it (_rounding_error), 0
     where |fl(u)| > 4096 or where it is not finite (bounded_error); None where u is exact,
     or its error cannot be computed."""
+    if u.is_number:
+        return None  # the printer writes f(c) as one number, rounded once
     error = _rounding_error(u)
     if error is None or error == 0:
         return None
