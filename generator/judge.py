@@ -387,22 +387,18 @@ def _split(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return high, u - high
 
 
-def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    # As the printed helpers: Dekker's TwoProduct of halves, fl(a*b) and its exact rounding
-    # error, 0 where a factor is below 2**-100 (2**-969 in float64), whose halves may flush.
-    (a_high, a_low), (b_high, b_low) = _split(a), _split(b)
-    total = a * b
-    error = (((a_high * b_high - total) + a_high * b_low) + a_low * b_high) + a_low * b_low
+def _splits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # As the printed helper: neither factor below 2**-100 (2**-969 in float64), whose halves may flush.
     smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
-    return total, np.where(np.minimum(np.abs(a), np.abs(b)) >= smallest, error, np.zeros_like(error))
+    return np.minimum(np.abs(a), np.abs(b)) >= smallest
 
 
 def _product_error(a: np.ndarray, b: np.ndarray, residual: float = 0.0) -> np.ndarray:
-    # As the printed helper: TwoProduct, and b times the constant a's residual.
+    # As the printed helper: Dekker's TwoProduct of halves, and b times the constant a's residual.
     a, b = _floats(a, b)
-    smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
-    error = _two_product(a, b)[1] + b * a.dtype.type(residual)
-    return np.where(np.minimum(np.abs(a), np.abs(b)) >= smallest, error, np.zeros_like(error))
+    (a_high, a_low), (b_high, b_low) = _split(a), _split(b)
+    error = (((a_high * b_high - a * b) + a_high * b_low) + a_low * b_high) + a_low * b_low + b * a.dtype.type(residual)
+    return np.where(_splits(a, b), error, np.zeros_like(error))
 
 
 def _square_error(u: np.ndarray) -> np.ndarray:
@@ -416,10 +412,8 @@ def _division_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # As the printed helper: the remainder a - q*b, exact, over b.
     a, b = _floats(a, b)
     q = a / b
-    product, error = _two_product(q, b)
-    smallest = a.dtype.type(2.0**-969 if a.dtype == np.float64 else 2.0**-100)
-    error = ((a - product) - error) / b
-    return np.where(np.minimum(np.abs(q), np.abs(b)) >= smallest, error, np.zeros_like(error))
+    error = ((a - q * b) - _product_error(q, b)) / b
+    return np.where(_splits(q, b), error, np.zeros_like(error))
 
 
 def _bounded_error(error: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -95,7 +95,7 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_lbeta": ("_lgamma_correction", "_lgamma_correction_gap", "_lgamma_stirling_gap", "_power_sums", "_bernoulli"),
     "_product_error": ("_split_halves",),
     "_square_error": ("_split_halves",),
-    "_division_error": ("_split_halves",),
+    "_division_error": ("_product_error", "_split_halves"),
     "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
     # And _digamma or _polygamma, by n (the printer adds the one it calls).
     "_polygamma_diff": ("_power_sums", "_bernoulli", "_cot_pi", "_cot_slope"),

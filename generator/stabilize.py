@@ -1902,6 +1902,11 @@ def _as_number(c: sp.Expr) -> sp.Expr:
     return c if c.is_Rational else sp.Float(numeric(c), 17)
 
 
+def to_float32(value: float) -> float:
+    """`value` rounded to float32 (to nearest, as TF converts a Python float)."""
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
 def plus_constant(a: sp.Expr, c: sp.Expr) -> sp.Expr:
     """a + c for a number c, with an irrational c as two numbers: (a + c_hi) + c_lo, c_hi
     rounded to float32, so that a + c_hi is exact where a is near -c (Sterbenz) and c_lo
@@ -1911,7 +1916,7 @@ def plus_constant(a: sp.Expr, c: sp.Expr) -> sp.Expr:
     if c.is_Rational:
         return a + c
     c = sp.N(c, 40)
-    hi = struct.unpack("f", struct.pack("f", float(c)))[0]  # rounded to float32
+    hi = to_float32(float(c))
     lo = float(sp.N(c - sp.Rational(hi), 20))
     # ipow keeps a + c_hi whole: SymPy would add the two numbers into one.
     return ipow(a + sp.Float(hi, 17), 1) + sp.Float(lo, 17)
@@ -2702,7 +2707,7 @@ def _constant_error(c: sp.Expr) -> sp.Expr | None:
         if not mpmath.isfinite(exact):
             return None
         double = float(exact)
-        single = struct.unpack("f", struct.pack("f", double))[0]
+        single = to_float32(double)
         if exact == single:
             return sp.Integer(0)
         return by_dtype(*(sp.Float(exact - v, 20) for v in (single, double)))

@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     pass
-    yield 'def _division_error(a, b):\n    """a/b - fl(a/b), the rounding error of the quotient: with q = fl(a/b), the remainder\n    a - q*b is exact, as (a - fl(q*b)) less q*b\'s own rounding error (TwoProduct of halves).\n\n    0 where q or b is below 2**-100 (2**-969 in float64), whose halves may flush to 0.\n    Unbounded (NaN where the operation overflows): _bounded_error bounds the argument\'s error\n    as a whole. No gradient flows through it: it is 0 in exact arithmetic.\n    """\n    q = a / b\n    q_high, q_low = _split_halves(q)\n    b_high, b_low = _split_halves(b)\n    product = q * b\n    product_error = (((q_high * b_high - product) + q_high * b_low) + q_low * b_high) + q_low * b_low\n    smallest = 2.0**-969 if q.dtype == tf.float64 else 2.0**-100\n    splits = tf.math.minimum(tf.math.abs(q), tf.math.abs(b)) >= smallest\n    error = ((a - product) - product_error) / b\n    return tf.stop_gradient(tf.where(splits, error, tf.zeros_like(error)))\n'
+    yield 'def _division_error(a, b):\n    """a/b - fl(a/b), the rounding error of the quotient: with q = fl(a/b), the remainder\n    a - q*b is exact, as (a - fl(q*b)) less q*b\'s own rounding error (_product_error).\n\n    0 where q or b is below 2**-100 (2**-969 in float64), whose halves may flush to 0.\n    Unbounded (NaN where the operation overflows): _bounded_error bounds the argument\'s error\n    as a whole. No gradient flows through it: it is 0 in exact arithmetic.\n    """\n    q = a / b\n    error = ((a - q * b) - _product_error(q, b)) / b\n    return tf.stop_gradient(tf.where(_splits(q, b), error, tf.zeros_like(error)))\n'
 
 blocks = {}
 debug_info = ''
