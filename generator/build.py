@@ -172,6 +172,7 @@ def generate_function(config: Config, function: FunctionConfig) -> str:
         function.float64_inside,
         function.accurate_roots,
         function.compensated_arguments,
+        function.scaled_tails,
     )
     try:
         return generate(spec)

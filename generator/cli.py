@@ -144,6 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(logaddexp' loses 5 bits at x - y = -79 without it): 10-50 more ops per function (gelu with f' "
         "takes 2.6 times tf.nn.gelu's run time in graph mode, 1.9 times with XLA)",
     )
+    parser.add_argument(
+        "--scaled-tails",
+        action="store_true",
+        help="keep a product of sigmoid(u), sigmoid_slope(u) or tanh_softplus(u) with a larger factor a normal "
+        "number where the decaying factor alone is subnormal, which TF flushes to 0 on the CPU (swish at "
+        "x = -90 is -7.4e-38, not 0): the factor computed at u + 44 and the product scaled by exp(-44) where "
+        "u < -64, 6 more ops per product (swish's forward pass takes 2-3 times the run time in graph mode)",
+    )
     parser.add_argument("-o", "--output", type=Path, metavar="PATH", help="write the module to PATH atomically")
     parser.add_argument(
         "--force", action="store_true", help="overwrite PATH even if it lacks the generated-file header"
@@ -250,6 +258,7 @@ def _run(argv: Sequence[str]) -> int:
             args.float64_inside,
             args.accurate_roots,
             args.compensated_arguments,
+            args.scaled_tails,
         )
     )
     if args.output is None:

@@ -11,6 +11,7 @@ included, is a GeneratorError that names the key and the file.
     float64-inside = false        # default: compute float32 inputs in float64 (--float64-inside)
     accurate-roots = false        # default: polynomials near nonzero roots (--accurate-roots)
     compensated-arguments = false # default: exact rounding errors of arguments (--compensated-arguments)
+    scaled-tails = false          # default: products with flushed exponential tails kept (--scaled-tails)
 
     [[tool.generator.functions]]
     name = "softplus"
@@ -21,6 +22,7 @@ included, is a GeneratorError that names the key and the file.
     float64-inside = true         # optional
     accurate-roots = true         # optional
     compensated-arguments = true  # optional
+    scaled-tails = true           # optional
 
 Hands on: a `Config` for `build` and `report`.
 """
@@ -42,7 +44,7 @@ PYPROJECT = "pyproject.toml"
 TABLE = "tool.generator"
 
 # Options that are true or false, at the top (the default) and per function.
-_FLAGS = ("float64_inside", "accurate_roots", "compensated_arguments")
+_FLAGS = ("float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails")
 _TOP_KEYS = frozenset({"output", "order", "functions", *_FLAGS})
 _FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", *_FLAGS})
 
@@ -60,6 +62,7 @@ class FunctionConfig:
     float64_inside: bool = False  # float32 inputs computed in float64 (--float64-inside)
     accurate_roots: bool = False  # polynomials near nonzero roots (--accurate-roots)
     compensated_arguments: bool = False  # exact rounding errors of arguments (--compensated-arguments)
+    scaled_tails: bool = False  # products with flushed exponential tails kept (--scaled-tails)
 
 
 @dataclass(frozen=True)

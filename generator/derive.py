@@ -23,6 +23,7 @@ from generator.primitives import exp_finite, ipow, naive, numeric
 from generator.stabilize import (
     RULES,
     compensate_arguments,
+    scale_tails,
     factor_powers,
     group_powers,
     lower_sigmoid_pairs,
@@ -94,6 +95,7 @@ def derive(
     float64_inside: bool = False,
     accurate_roots: bool = False,
     compensated_arguments: bool = False,
+    scaled_tails: bool = False,
 ) -> Derivation:
     """Stabilise f and derive all partials of orders 1..order.
 
@@ -105,6 +107,8 @@ def derive(
     one-input forms take Taylor polynomials near the nonzero roots where they lose
     relative accuracy (regimes.add_regimes). With `compensated_arguments`, steep functions
     take their argument's rounding error, computed exactly (stabilize.compensate_arguments).
+    With `scaled_tails`, products of a factor decaying as exp(u) and a larger one stay
+    normal where the factor alone flushes to 0 (stabilize.scale_tails).
     """
     import numpy as np
 
@@ -248,6 +252,11 @@ def derive(
         if compensated != partials:
             fired.append(compensate_arguments.name)
             partials = compensated
+    if scaled_tails and not float64_inside:
+        scaled = {i: scale_tails(e) for i, e in partials.items()}
+        if scaled != partials:
+            fired.append(scale_tails.name)
+            partials = scaled
     accuracy = _accuracy(
         {i: e.xreplace(defaults) for i, e in partials.items()},
         {i: e.xreplace(defaults) for i, e in raw.items()},

@@ -433,6 +433,26 @@ def _exp_finite(u: np.ndarray) -> np.ndarray:
     return _exp(np.minimum(u, u.dtype.type(708.0 if u.dtype == np.float64 else 87.0)))
 
 
+def _tail_shift(u: np.ndarray) -> tuple[np.ndarray, float, float]:
+    # As the printed helpers _lift and _lowered: (where to shift, by how much, exp(-shift)).
+    u = np.asanyarray(u)
+    if u.dtype == np.float64:
+        return u < -680.0, 640.0, math.exp(-640.0)
+    return u < u.dtype.type(-64.0), 44.0, math.exp(-44.0)
+
+
+def _lift(u: np.ndarray) -> np.ndarray:
+    (u,) = _floats(u)
+    far, shift, _ = _tail_shift(u)
+    return np.where(far, u + u.dtype.type(shift), u)
+
+
+def _lowered(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    p, u = _floats(p, u)
+    far, _, scale = _tail_shift(u)
+    return np.where(far, p * p.dtype.type(scale), p)
+
+
 def _tanh_softplus(u: np.ndarray) -> np.ndarray:
     # As the printed helper: n/(n + 2), n = e*(e + 2), e held at exp(20).
     u = np.asanyarray(u)
@@ -550,6 +570,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "square_error": _square_error,
     "division_error": _division_error,
     "bounded_error": _bounded_error,
+    "lift": _lift,
+    "lowered": _lowered,
     "tanh_softplus": _tanh_softplus,
     "tanh_softplus_slope": _tanh_softplus_slope,
     "mills": _flushed(lambda u: _mills_parts(u)[0]),
@@ -1346,6 +1368,9 @@ OP_COST: dict[str, float] = {
     "square_error": 2.5,
     "division_error": 5.0,
     "bounded_error": 1.5,
+    # A compare, an add or a product, and a where each.
+    "lift": 1.5,
+    "lowered": 1.5,
     "tanh_softplus": 2.5,
     "tanh_softplus_slope": 3.0,
     # 23 levels of erfc's continued fraction (float32), a sqrt, and the quotient below them, under a where.

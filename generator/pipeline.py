@@ -35,6 +35,8 @@ class Spec:
     accurate_roots: bool = False
     # Steep functions corrected by their argument's rounding error, computed exactly.
     compensated_arguments: bool = False
+    # Products of a factor that decays as exp(u) and a larger one kept normal where the factor flushes.
+    scaled_tails: bool = False
 
     def command(self, name: str, variables: tuple[str, ...]) -> str:
         """The CLI arguments that reproduce this module ('--' so that '-x' stays an expression)."""
@@ -42,8 +44,10 @@ class Spec:
         inside = " --float64-inside" if self.float64_inside else ""
         roots = " --accurate-roots" if self.accurate_roots else ""
         compensated = " --compensated-arguments" if self.compensated_arguments else ""
+        tails = " --scaled-tails" if self.scaled_tails else ""
         return (
-            f"--name {name} --vars {','.join(variables)} --order {self.order}{params}{inside}{roots}{compensated} "
+            f"--name {name} --vars {','.join(variables)} --order {self.order}{params}{inside}{roots}{compensated}"
+            f"{tails} "
             f"-- {shlex.quote(self.expression)}"
         )
 
@@ -88,6 +92,7 @@ def generate(spec: Spec) -> str:
         float64_inside=spec.float64_inside,
         accurate_roots=spec.accurate_roots,
         compensated_arguments=spec.compensated_arguments,
+        scaled_tails=spec.scaled_tails,
     )
     model = build_model(
         derivation,

@@ -45,6 +45,8 @@ __all__ = [
     "square_error",
     "division_error",
     "bounded_error",
+    "lift",
+    "lowered",
     "lgamma",
     "lbeta",
     "lgamma_diff",
@@ -689,6 +691,40 @@ class bounded_error(_RoundingError):  # noqa: N801
     nargs = 2
 
 
+class lift(sp.Function):  # noqa: N801
+    """u, a decaying factor's argument, moved toward 0 where the factor is far out in its
+    tail: u + 44 where u < -64 in float32 (u + 640 where u < -680 in float64), exactly, as
+    u's ulp divides 44 there. Paired with `lowered`, which scales the product back.
+
+    sigmoid(-90) = 8e-40 is subnormal and flushed to 0, so x*sigmoid(x) there is 0 where
+    the truth, -7.4e-38, is a normal number; x*sigmoid(-46) is not, and its product with
+    exp(-44) is right. To SymPy and mpmath both are the identity (stabilize.scale_tails):
+    the factors lifted decay as exp(u) to a relative error below exp(-20), far below an ulp.
+    """
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(1)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+
+class lowered(sp.Function):  # noqa: N801
+    """p, a product or sum whose decaying factors take `lift(u)`, times exp(-44) where
+    u < -64 in float32 (exp(-640) where u < -680 in float64): p as its math says. Last, so
+    the small factors never meet before the rest has multiplied them."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(1) if argindex == 1 else sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -722,6 +758,8 @@ def naive(expr: sp.Expr) -> sp.Expr:
         square_error: lambda u: sp.Integer(0),
         division_error: lambda a, b: sp.Integer(0),
         bounded_error: lambda error, u: sp.Integer(0),
+        lift: lambda u: u,
+        lowered: lambda p, u: p,
         lbeta: lambda a, b: lgamma(a) + lgamma(b) - lgamma(a + b),
         lgamma_diff: lambda y, x: lgamma(y) - lgamma(y + x),
         polygamma_diff: lambda n, y, x: sp.polygamma(n, y) - sp.polygamma(n, y + x),

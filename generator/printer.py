@@ -75,6 +75,8 @@ HELPERS: dict[type, str] = {
     prim.square_error: "_square_error",
     prim.division_error: "_division_error",
     prim.bounded_error: "_bounded_error",
+    prim.lift: "_lift",
+    prim.lowered: "_lowered",
     prim.sigmoid_slope: "_sigmoid_slope",
     prim.tanh_softplus: "_tanh_softplus",
     prim.tanh_softplus_slope: "_tanh_softplus_slope",
@@ -437,6 +439,9 @@ class MathPrinter(StrPrinter):
             base, k = expr.args
             # k = 1: a quotient divided step by step, (a/b)/b; the parentheses show the order.
             return f"({self._print(base)})" if k == 1 else f"({self._print(base)})**{k}"
+        if isinstance(expr, (prim.lift, prim.lowered)):
+            # The identity in math (stabilize.scale_tails); its docstring note says what it does.
+            return self._print(expr.args[0])
         if type(expr) in ROUNDING_ERRORS:
             # err(u): u's rounding error as the module computes u, whatever carries it there.
             return f"err({self._print(ROUNDING_ERRORS[type(expr)](*expr.args))})"

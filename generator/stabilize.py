@@ -36,10 +36,12 @@ from generator.primitives import (
     lbeta,
     lgamma,
     lgamma_diff,
+    lift,
     log1mexp,
     log1p,
     logaddexp,
     logcosh,
+    lowered,
     mills,
     mul_exp,
     mul_no_nan,
@@ -2857,6 +2859,99 @@ compensate_arguments = Rule(
     "a steep function (exp, sigmoid, softplus, erfc) turns its argument's rounding (x - y, x**2/2, x/sqrt(2)) into a "
     "relative error of |u| ulps; f(u)*(1 + e*f'(u)/f(u)), e that rounding computed exactly, does not",
     _compensated,
+)
+
+
+# Factors that decay as exp(u) far out on the left, and flush to 0 below u = -87 in float32
+# (-708 in float64) where a product with a larger factor is still a normal number, and
+# those that decay so on both sides (written of -|u|). exp in a product is mul_exp already;
+# erfc decays as a Gaussian, no shift scales it.
+_LEFT_TAILS = (sp.exp, sigmoid, tanh_softplus, tanh_softplus_slope)
+_EVEN_TAILS = (sigmoid_slope,)
+# Factors no larger than 1: a product of these and a flushed factor is below the smallest
+# normal number too, and gains nothing from scaling.
+_AT_MOST_ONE = (*_LEFT_TAILS[1:], *_EVEN_TAILS, sp.tanh, sp.erf, sp.sin, sp.cos)
+
+
+def _tail_key(factor: sp.Expr) -> sp.Expr | None:
+    """The argument to lift for a decaying factor (-|u| for an even one); None for others."""
+    if isinstance(factor, _LEFT_TAILS) and not factor.args[0].is_number:
+        return factor.args[0]
+    if isinstance(factor, _EVEN_TAILS) and not factor.args[0].is_number:
+        return -sp.Abs(factor.args[0])
+    return None
+
+
+def _direct_factors(node: sp.Expr) -> list[sp.Expr]:
+    """The factors of a product, through multiply_no_nan's two operands."""
+    if isinstance(node, sp.Mul):
+        return [f for a in node.args for f in _direct_factors(a)]
+    if isinstance(node, mul_no_nan):
+        return [f for a in node.args for f in _direct_factors(a)]
+    return [node]
+
+
+def _may_exceed_one(factors: list[sp.Expr]) -> bool:
+    for f in factors:
+        if _tail_key(f) is not None:
+            continue
+        if f.is_number:
+            if abs(float(f)) > 1:
+                return True
+        elif not isinstance(f, _AT_MOST_ONE):
+            return True
+    return False
+
+
+def _lift_factors(node: sp.Expr, keys: set[sp.Expr]) -> sp.Expr:
+    """`node` (a product, or a lone factor) with its decaying factors of argument in `keys` lifted."""
+    if isinstance(node, sp.Mul):
+        return sp.Mul(*(_lift_factors(a, keys) for a in node.args))
+    if isinstance(node, mul_no_nan):
+        return mul_no_nan(*(_lift_factors(a, keys) for a in node.args))
+    key = _tail_key(node)
+    # The other factors as they are: beside a larger term (x*sigmoid(x) + 2) a flushed
+    # product changes nothing.
+    return type(node)(lift(key)) if key in keys else node
+
+
+def _lowered(node: sp.Expr, keys: set[sp.Expr]) -> sp.Expr:
+    lifted = _lift_factors(node, keys) if not isinstance(node, sp.Add) else sp.Add(
+        *(_lift_factors(t, keys) for t in node.args)
+    )
+    for key in sorted(keys, key=sp.default_sort_key):
+        lifted = lowered(lifted, key)
+    return lifted
+
+
+def _scaled_tail(node: sp.Expr) -> sp.Expr | None:
+    """A product r*d (or multiply_no_nan's), d decaying as exp(u) far out, as
+    lowered(r*d(lift(u)), u): where d alone is subnormal and flushed to 0, r*d may not be
+    (x*sigmoid(x) at x = -90 is -7.4e-38). A sum whose terms share such a factor's argument
+    alike: mish' = x*tanh_softplus_slope(x) + tanh_softplus(x) is (x + 1)*exp(x) far out,
+    and its second term, flushed alone, is 1/90 of it at x = -90."""
+    if isinstance(node, sp.Add):
+        terms = [_direct_factors(t) for t in node.args]
+        keys = set.intersection(*({_tail_key(f) for f in t} - {None} for t in terms))
+        if not keys or not any(_may_exceed_one(t) for t in terms):
+            return None
+        return _lowered(node, keys)
+    if not isinstance(node, (sp.Mul, mul_no_nan)):
+        return None
+    factors = _direct_factors(node)
+    keys = {_tail_key(f) for f in factors} - {None}
+    if not keys or not _may_exceed_one(factors):
+        return None
+    return _lowered(node, keys)
+
+
+scale_tails = Rule(
+    "scaled_tail",
+    "a factor that decays as exp(u) (sigmoid, sigmoid_slope, tanh_softplus) is subnormal and flushed to 0 for "
+    "u < -87 in float32 where its product with a larger factor is normal; it is computed at u + 44 and the "
+    "product scaled back by exp(-44)",
+    _scaled_tail,
+    top_down=True,
 )
 
 

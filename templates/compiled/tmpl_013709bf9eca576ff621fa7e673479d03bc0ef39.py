@@ -1,0 +1,14 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'helpers/_lowered.py.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    pass
+    yield 'def _lowered(p, u):\n    """p times exp(-44) where u < -64 (exp(-640) where u < -680 in float64), last: p was computed with its decaying factors at _lift(u), so that they did not flush to 0 where the whole is a normal number."""\n    if u.dtype == tf.float64:\n        return tf.where(u < -680.0, p * 1.1259823474166023e-278, p)\n    return tf.where(u < -64.0, p * 7.781132241133797e-20, p)\n'
+
+blocks = {}
+debug_info = ''
