@@ -186,7 +186,7 @@ CASES: tuple[Case, ...] = (
 
 
 # --option NAME: a Spec flag, for the run time an opt-in option costs.
-OPTIONS = ("float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails")
+OPTIONS = ("float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails", "precise_sigmoid")
 
 
 def load_generated(case: Case, workdir: Path, options: Sequence[str] = ()) -> Callable:

@@ -173,6 +173,7 @@ def generate_function(config: Config, function: FunctionConfig) -> str:
         function.accurate_roots,
         function.compensated_arguments,
         function.scaled_tails,
+        function.precise_sigmoid,
     )
     try:
         return generate(spec)

@@ -12,6 +12,7 @@ included, is a GeneratorError that names the key and the file.
     accurate-roots = false        # default: polynomials near nonzero roots (--accurate-roots)
     compensated-arguments = false # default: exact rounding errors of arguments (--compensated-arguments)
     scaled-tails = false          # default: products with flushed exponential tails kept (--scaled-tails)
+    precise-sigmoid = false       # default: sigmoid computed from exp (--precise-sigmoid)
 
     [[tool.generator.functions]]
     name = "softplus"
@@ -23,6 +24,7 @@ included, is a GeneratorError that names the key and the file.
     accurate-roots = true         # optional
     compensated-arguments = true  # optional
     scaled-tails = true           # optional
+    precise-sigmoid = true        # optional
 
 Hands on: a `Config` for `build` and `report`.
 """
@@ -44,7 +46,7 @@ PYPROJECT = "pyproject.toml"
 TABLE = "tool.generator"
 
 # Options that are true or false, at the top (the default) and per function.
-_FLAGS = ("float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails")
+_FLAGS = ("float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails", "precise_sigmoid")
 _TOP_KEYS = frozenset({"output", "order", "functions", *_FLAGS})
 _FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", *_FLAGS})
 
@@ -63,6 +65,7 @@ class FunctionConfig:
     accurate_roots: bool = False  # polynomials near nonzero roots (--accurate-roots)
     compensated_arguments: bool = False  # exact rounding errors of arguments (--compensated-arguments)
     scaled_tails: bool = False  # products with flushed exponential tails kept (--scaled-tails)
+    precise_sigmoid: bool = False  # sigmoid computed from exp (--precise-sigmoid)
 
 
 @dataclass(frozen=True)

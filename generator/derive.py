@@ -23,6 +23,7 @@ from generator.primitives import exp_finite, ipow, naive, numeric
 from generator.stabilize import (
     RULES,
     compensate_arguments,
+    precise_sigmoids,
     scale_tails,
     factor_powers,
     group_powers,
@@ -96,6 +97,7 @@ def derive(
     accurate_roots: bool = False,
     compensated_arguments: bool = False,
     scaled_tails: bool = False,
+    precise_sigmoid: bool = False,
 ) -> Derivation:
     """Stabilise f and derive all partials of orders 1..order.
 
@@ -108,7 +110,8 @@ def derive(
     relative accuracy (regimes.add_regimes). With `compensated_arguments`, steep functions
     take their argument's rounding error, computed exactly (stabilize.compensate_arguments).
     With `scaled_tails`, products of a factor decaying as exp(u) and a larger one stay
-    normal where the factor alone flushes to 0 (stabilize.scale_tails).
+    normal where the factor alone flushes to 0 (stabilize.scale_tails). With
+    `precise_sigmoid`, sigmoid is computed from exp (stabilize.precise_sigmoids).
     """
     import numpy as np
 
@@ -257,6 +260,11 @@ def derive(
         if scaled != partials:
             fired.append(scale_tails.name)
             partials = scaled
+    if precise_sigmoid and not float64_inside:
+        precise = {i: precise_sigmoids(e) for i, e in partials.items()}
+        if precise != partials:
+            fired.append(precise_sigmoids.name)
+            partials = precise
     accuracy = _accuracy(
         {i: e.xreplace(defaults) for i, e in partials.items()},
         {i: e.xreplace(defaults) for i, e in raw.items()},

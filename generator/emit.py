@@ -17,9 +17,10 @@ from generator.model import Assignment, DocForm, Level, ModuleModel
 from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
 from generator.primitives import ipow
 from generator.printer import TFPrinter, constant_like, divide_in_place, math_text
-from generator.stabilize import REPAIRS, RULES, VARIANTS, compensate_arguments, scale_tails
+from generator.stabilize import REPAIRS, RULES, VARIANTS, compensate_arguments, precise_sigmoids, scale_tails
 
-_RULE_WHY = {rule.name: rule.why for rule in (*RULES, *VARIANTS, *REPAIRS, compensate_arguments, scale_tails)} | {
+_RULES_WHY = (*RULES, *VARIANTS, *REPAIRS, compensate_arguments, scale_tails, precise_sigmoids)
+_RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {
     "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
     "root": "near a nonzero root the form's terms cancel and its relative error grows; within a measured band "
     "a Taylor polynomial in x - r, with r added in two parts so that the difference is exact, serves",

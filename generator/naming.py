@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
-from generator.primitives import pick
+from generator.primitives import pick, sigmoid_from_exp
 from generator.printer import HELPERS
 
 ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth")
@@ -62,6 +62,8 @@ def describe(expr: sp.Expr) -> str | None:
     return text if text and not text[0].isdigit() else None
 
 
+# Functions named in variables as what they compute, not how: sigmoid_x for either sigmoid.
+_FUNCTION_NAMES = {sigmoid_from_exp: "sigmoid"}
 _RELATIONS = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "==": "eq", "!=": "ne"}
 
 
@@ -105,7 +107,8 @@ def _describe(expr: sp.Expr) -> str | None:
         return f"safe_{inputs[0].name}" if len(inputs) == 1 else None
     if isinstance(expr, sp.Function):
         args = [_describe(a) for a in expr.args]
+        name = _FUNCTION_NAMES.get(type(expr), type(expr).__name__.lower())
         if any(a is None for a in args):
-            return type(expr).__name__.lower() if len(expr.args) == 1 else None
-        return "_".join([type(expr).__name__.lower(), *args])  # type: ignore[list-item]
+            return name if len(expr.args) == 1 else None
+        return "_".join([name, *args])  # type: ignore[list-item]
     return None

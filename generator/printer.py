@@ -77,6 +77,7 @@ HELPERS: dict[type, str] = {
     prim.bounded_error: "_bounded_error",
     prim.lift: "_lift",
     prim.lowered: "_lowered",
+    prim.sigmoid_from_exp: "_sigmoid",
     prim.sigmoid_slope: "_sigmoid_slope",
     prim.tanh_softplus: "_tanh_softplus",
     prim.tanh_softplus_slope: "_tanh_softplus_slope",
@@ -439,6 +440,8 @@ class MathPrinter(StrPrinter):
             base, k = expr.args
             # k = 1: a quotient divided step by step, (a/b)/b; the parentheses show the order.
             return f"({self._print(base)})" if k == 1 else f"({self._print(base)})**{k}"
+        if isinstance(expr, prim.sigmoid_from_exp):
+            return f"sigmoid({self._print(expr.args[0])})"
         if isinstance(expr, (prim.lift, prim.lowered)):
             # The identity in math (stabilize.scale_tails); its docstring note says what it does.
             return self._print(expr.args[0])

@@ -83,7 +83,8 @@ def tf():
 @pytest.fixture(scope="session")
 def load_module(tmp_path_factory: pytest.TempPathFactory, tf):
     """load_module(expr, name=None, variables=None, order=2, params=(), float64_inside=False,
-    accurate_roots=False, compensated_arguments=False, scaled_tails=False) -> the imported module.
+    accurate_roots=False, compensated_arguments=False, scaled_tails=False, precise_sigmoid=False)
+    -> the imported module.
 
     `params` are the Spec's keyword-only parameters: ((name, default), ...).
     Generated once per set of arguments for the whole session.
@@ -103,10 +104,11 @@ def load_module(tmp_path_factory: pytest.TempPathFactory, tf):
         accurate_roots=False,
         compensated_arguments=False,
         scaled_tails=False,
+        precise_sigmoid=False,
     ):
         params = tuple((p, value) for p, value in params)
         variables = None if variables is None else tuple(variables)
-        options = (float64_inside, accurate_roots, compensated_arguments, scaled_tails)
+        options = (float64_inside, accurate_roots, compensated_arguments, scaled_tails, precise_sigmoid)
         key = (expr, name, variables, order, params, *options)
         if key not in cache:
             spec = Spec(expr, name, variables, order, params, *options)
