@@ -437,8 +437,8 @@ def _tail_shift(u: np.ndarray) -> tuple[np.ndarray, float, float]:
     # As the printed helpers _lift and _lowered: (where to shift, by how much, exp(-shift)).
     u = np.asanyarray(u)
     if u.dtype == np.float64:
-        return u < -680.0, 640.0, math.exp(-640.0)
-    return u < u.dtype.type(-64.0), 44.0, math.exp(-44.0)
+        return u < -700.0, 600.0, math.exp(-600.0)
+    return u < u.dtype.type(-80.0), 40.0, math.exp(-40.0)
 
 
 def _lift(u: np.ndarray) -> np.ndarray:

@@ -694,13 +694,14 @@ class bounded_error(_RoundingError):  # noqa: N801
 
 class lift(sp.Function):  # noqa: N801
     """u, a decaying factor's argument, moved toward 0 where the factor is far out in its
-    tail: u + 44 where u < -64 in float32 (u + 640 where u < -680 in float64), exactly, as
-    u's ulp divides 44 there. Paired with `lowered`, which scales the product back.
+    tail: u + 40 where u < -80 in float32 (u + 600 where u < -700 in float64), exactly, as
+    u's ulp divides 40 there. Paired with `lowered`, which scales the product back.
 
     sigmoid(-90) = 8e-40 is subnormal and flushed to 0, so x*sigmoid(x) there is 0 where
-    the truth, -7.4e-38, is a normal number; x*sigmoid(-46) is not, and its product with
-    exp(-44) is right. To SymPy and mpmath both are the identity (stabilize.scale_tails):
-    the factors lifted decay as exp(u) to a relative error below exp(-20), far below an ulp.
+    the truth, -7.4e-38, is a normal number; x*sigmoid(-50) is not, and its product with
+    exp(-40) is right. To SymPy and mpmath both are the identity (stabilize.scale_tails):
+    the factors lifted decay as exp(u) (or exp(-2u) beyond 20, with u' = -lift(-2u)/2) to
+    a relative error below exp(-20) in float32 (exp(-50) in float64), far below an ulp.
     """
 
     nargs = 1
@@ -713,8 +714,8 @@ class lift(sp.Function):  # noqa: N801
 
 
 class lowered(sp.Function):  # noqa: N801
-    """p, a product or sum whose decaying factors take `lift(u)`, times exp(-44) where
-    u < -64 in float32 (exp(-640) where u < -680 in float64): p as its math says. Last, so
+    """p, a product or sum whose decaying factors take `lift(u)`, times exp(-40) where
+    u < -80 in float32 (exp(-600) where u < -700 in float64): p as its math says. Last, so
     the small factors never meet before the rest has multiplied them."""
 
     nargs = 2

@@ -2863,24 +2863,39 @@ compensate_arguments = Rule(
 )
 
 
-# Factors that decay as exp(u) far out on the left, and flush to 0 below u = -87 in float32
-# (-708 in float64) where a product with a larger factor is still a normal number, and
-# those that decay so on both sides (written of -|u|). exp in a product is mul_exp already;
-# erfc decays as a Gaussian, no shift scales it.
-_LEFT_TAILS = (sp.exp, sigmoid, tanh_softplus, tanh_softplus_slope)
-_EVEN_TAILS = (sigmoid_slope,)
+# Factors that decay as exp(u) far out, and flush to 0 below u = -87 in float32 (-708 in
+# float64) where a product with a larger factor is still a normal number: each as the
+# steps of its tails, (the key, a lifted value of u from the lifted key). The key is what
+# lift() moves by 40 below -80: u on the left; -|u| for an even factor; -2u for a right
+# tail that decays as exp(-2u), whose u then moves by 20 (exact: a product by 2 and -1/2).
+# A factor's later steps take the earlier ones' lifted u. exp in a product is mul_exp
+# already; erfc decays as a Gaussian, which no shift scales.
+_Step = tuple[Callable[[sp.Expr], sp.Expr], Callable[[sp.Expr], sp.Expr]]
+_LEFT: _Step = (lambda u: u, lambda k: k)
+_TAILS: dict[type, tuple[_Step, ...]] = {
+    sp.exp: (_LEFT,),
+    sigmoid: (_LEFT,),
+    tanh_softplus: (_LEFT,),
+    tanh_softplus_slope: (_LEFT, (lambda u: -2 * u, lambda k: -k / 2)),
+    sigmoid_slope: ((lambda u: -sp.Abs(u), lambda k: k),),
+}
 # Factors no larger than 1: a product of these and a flushed factor is below the smallest
 # normal number too, and gains nothing from scaling.
-_AT_MOST_ONE = (*_LEFT_TAILS[1:], *_EVEN_TAILS, sp.tanh, sp.erf, sp.sin, sp.cos)
+_AT_MOST_ONE = (sigmoid, tanh_softplus, tanh_softplus_slope, sigmoid_slope, sp.tanh, sp.erf, sp.sin, sp.cos)
 
 
-def _tail_key(factor: sp.Expr) -> sp.Expr | None:
-    """The argument to lift for a decaying factor (-|u| for an even one); None for others."""
-    if isinstance(factor, _LEFT_TAILS) and not factor.args[0].is_number:
-        return factor.args[0]
-    if isinstance(factor, _EVEN_TAILS) and not factor.args[0].is_number:
-        return -sp.Abs(factor.args[0])
-    return None
+def _tail_keys(factor: sp.Expr, keys: set[sp.Expr] | None = None) -> tuple[list[sp.Expr], sp.Expr]:
+    """(the keys of a decaying factor's tails, its argument lifted at those in `keys`, all of
+    them where None); ([], the factor) for any other factor."""
+    if type(factor) not in _TAILS or factor.args[0].is_number:
+        return [], factor
+    u, found = factor.args[0], []
+    for key_of, back in _TAILS[type(factor)]:
+        key = key_of(u)
+        found.append(key)
+        if keys is None or key in keys:
+            u = back(lift(key))
+    return found, u
 
 
 def _direct_factors(node: sp.Expr) -> list[sp.Expr]:
@@ -2892,9 +2907,13 @@ def _direct_factors(node: sp.Expr) -> list[sp.Expr]:
     return [node]
 
 
+def _keys(factors: list[sp.Expr]) -> set[sp.Expr]:
+    return {k for f in factors for k in _tail_keys(f)[0]}
+
+
 def _may_exceed_one(factors: list[sp.Expr]) -> bool:
     for f in factors:
-        if _tail_key(f) is not None:
+        if _tail_keys(f)[0]:
             continue
         if f.is_number:
             if abs(float(f)) > 1:
@@ -2905,15 +2924,15 @@ def _may_exceed_one(factors: list[sp.Expr]) -> bool:
 
 
 def _lift_factors(node: sp.Expr, keys: set[sp.Expr]) -> sp.Expr:
-    """`node` (a product, or a lone factor) with its decaying factors of argument in `keys` lifted."""
+    """`node` (a product, or a lone factor) with its decaying factors lifted at `keys`."""
     if isinstance(node, sp.Mul):
         return sp.Mul(*(_lift_factors(a, keys) for a in node.args))
     if isinstance(node, mul_no_nan):
         return mul_no_nan(*(_lift_factors(a, keys) for a in node.args))
-    key = _tail_key(node)
+    found, u = _tail_keys(node, keys)
     # The other factors as they are: beside a larger term (x*sigmoid(x) + 2) a flushed
     # product changes nothing.
-    return type(node)(lift(key)) if key in keys else node
+    return type(node)(u) if set(found) & keys else node
 
 
 def _lowered(node: sp.Expr, keys: set[sp.Expr]) -> sp.Expr:
@@ -2933,14 +2952,14 @@ def _scaled_tail(node: sp.Expr) -> sp.Expr | None:
     and its second term, flushed alone, is 1/90 of it at x = -90."""
     if isinstance(node, sp.Add):
         terms = [_direct_factors(t) for t in node.args]
-        keys = set.intersection(*({_tail_key(f) for f in t} - {None} for t in terms))
+        keys = set.intersection(*(_keys(t) for t in terms))
         if not keys or not any(_may_exceed_one(t) for t in terms):
             return None
         return _lowered(node, keys)
     if not isinstance(node, (sp.Mul, mul_no_nan)):
         return None
     factors = _direct_factors(node)
-    keys = {_tail_key(f) for f in factors} - {None}
+    keys = _keys(factors)
     if not keys or not _may_exceed_one(factors):
         return None
     return _lowered(node, keys)
@@ -2949,8 +2968,8 @@ def _scaled_tail(node: sp.Expr) -> sp.Expr | None:
 scale_tails = Rule(
     "scaled_tail",
     "a factor that decays as exp(u) (sigmoid, sigmoid_slope, tanh_softplus) is subnormal and flushed to 0 for "
-    "u < -87 in float32 where its product with a larger factor is normal; it is computed at u + 44 and the "
-    "product scaled back by exp(-44)",
+    "u < -87 in float32 where its product with a larger factor is normal; it is computed at u + 40 and the "
+    "product scaled back by exp(-40)",
     _scaled_tail,
     top_down=True,
 )
