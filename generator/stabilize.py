@@ -2975,11 +2975,24 @@ scale_tails = Rule(
 )
 
 
+def _precise_sigmoid(node: sp.Expr) -> sp.Expr | None:
+    """sigmoid(u) as sigmoid_from_exp(u); 1 - sigmoid(u), the economy's form of sigmoid(-u)
+    that shares one sigmoid, as sigmoid_from_exp(-u): 1 - sigmoid(30) keeps the absolute
+    error of sigmoid(30), 14 ulps of swish' there in float64."""
+    if isinstance(node, sigmoid) and not node.args[0].is_number:
+        return sigmoid_from_exp(*node.args)
+    if isinstance(node, sp.Add) and len(node.args) == 2 and 1 in node.args:
+        rest = 1 - node
+        if isinstance(rest, sigmoid_from_exp):
+            return sigmoid_from_exp(-rest.args[0])
+    return None
+
+
 precise_sigmoids = Rule(
     "precise_sigmoid",
     "TF's sigmoid kernel is up to 5.7 ulps off below 0 (float32, mean 1.5 ulps); e/(1 + e) below 0 and "
     "1/(1 + e) above, e = exp(-|u|), is within 2",
-    lambda node: sigmoid_from_exp(*node.args) if isinstance(node, sigmoid) and not node.args[0].is_number else None,
+    _precise_sigmoid,
 )
 
 
