@@ -240,7 +240,8 @@ def test_generated_is_at_least_as_accurate_as_the_builtin(
 @pytest.fixture(scope="module")
 def measured_accurate(load_module) -> Callable[[str], dict]:
     """Scores of the suite function generated with the opt-in accuracy options
-    (--accurate-roots --compensated-arguments), at the same points as `measured`'s."""
+    (--accurate-roots --compensated-arguments --scaled-tails --precise-sigmoid), at the
+    same points as `measured`'s."""
     cases = {case.name: case for case in SUITE}
 
     @functools.cache
@@ -253,11 +254,26 @@ def measured_accurate(load_module) -> Callable[[str], dict]:
             order=2,
             accurate_roots=True,
             compensated_arguments=True,
+            scaled_tails=True,
+            precise_sigmoid=True,
         )
         samples = benchmark.reference_samples(case, FMT, POINTS, None)
         return benchmark.evaluate(getattr(module, case.name), case, samples, FMT)
 
     return get
+
+
+# Where the opt-in options do not meet the goal yet, with what they measure.
+ACCURATE_FAILING: dict[tuple[str, int], str] = {
+    # Means over these 150 points; over the benchmark's 400, mish'' is 0.49 and gelu_tanh''
+    # 0.56 (float32), both within 3 bits everywhere: many 1-2 bit points far out.
+    ("mish", 2): "mean 0.56 bits (goal 0.5), 100% within 3 bits",
+    ("gelu_tanh", 2): "mean 0.58 bits (goal 0.5), 100% within 3 bits",
+    # sigmoid(z) - t at z = -89.4, t = 5.8e-36: the subnormal sigmoid is flushed beside t.
+    ("bce_with_logits", 1): "d/dz: one point of 150 beyond 3 bits (a subnormal term flushed beside t)",
+    # d/ds = (1 - t**2)/s, t = (x - m)/s: x - m rounds before it cancels against s.
+    ("gaussian_nll", 1): "d/ds: 98-99% within 3 bits where |x - m| is near s",
+}
 
 
 @pytest.mark.parametrize(("name", "order"), _params({}, [c.name for c in SUITE]))
@@ -268,9 +284,8 @@ def test_accurate_options_are_never_less_accurate(
     order: int,
 ) -> None:
     """The opt-in options spend ops on the last bits: at every order of every suite
-    function they are at least as accurate as the default forms, and where the default
-    misses the goal by an argument's rounding only (FAILING: gelu, logaddexp; gelu_tanh
-    misses by flushes near the underflow too) they meet it."""
+    function they are at least as accurate as the default forms, and they meet the goal
+    (ACCURATE_FAILING: where they do not yet)."""
     default = benchmark.summary(measured(name).generated, order)
     accurate = benchmark.summary(measured_accurate(name), order)
     numbers = (
@@ -281,8 +296,14 @@ def test_accurate_options_are_never_less_accurate(
     assert accurate.nonfinite <= default.nonfinite, numbers
     assert accurate.within >= default.within - TIE_WITHIN, numbers
     assert accurate.mean_bits <= default.mean_bits + TIE_MEAN, numbers
-    if name in ("gelu", "logaddexp"):
-        assert not benchmark.misses(measured_accurate(name), order), numbers
+    missed = benchmark.misses(measured_accurate(name), order)
+    reason = ACCURATE_FAILING.get((name, order))
+    if reason is None:
+        assert not missed, numbers
+    else:
+        # Known: the miss must still be there (else this entry is stale), and the numbers in
+        # the reason are what it was measured at.
+        assert missed, f"{name} order {order} meets the goal now; remove it from ACCURATE_FAILING"
 
 
 def _current_numbers() -> None:
