@@ -2875,6 +2875,7 @@ _LEFT: _Step = (lambda u: u, lambda k: k)
 _TAILS: dict[type, tuple[_Step, ...]] = {
     sp.exp: (_LEFT,),
     sigmoid: (_LEFT,),
+    softplus: (_LEFT,),
     tanh_softplus: (_LEFT,),
     tanh_softplus_slope: (_LEFT, (lambda u: -2 * u, lambda k: -k / 2)),
     sigmoid_slope: ((lambda u: -sp.Abs(u), lambda k: k),),

@@ -257,6 +257,18 @@ def test_compensated_arguments_option_is_recorded_and_reproduces(capsys):
     assert again == out
 
 
+def test_scaled_tails_option_is_recorded_and_reproduces(capsys):
+    _, plain, _ = run_main(capsys, ["x/(1 + exp(-x))"])
+    _, out, _ = run_main(capsys, ["x/(1 + exp(-x))", "--scaled-tails"])
+    assert "_lowered" not in plain and "_lift" not in plain
+    assert "def _lift(u):" in out and "def _lowered(p, u):" in out
+    options = next(line for line in out.split("\n") if line.startswith("# Options: "))
+    assert "--scaled-tails" in options
+    code, again, err = run_main(capsys, shlex.split(options.removeprefix("# Options: ")))
+    assert code == 0, err
+    assert again == out
+
+
 def test_header_options_reproduce_a_file_whose_expression_starts_with_minus(capsys):
     _, out, _ = run_main(capsys, ["--", "-x*log(x)"])
     options = next(line for line in out.split("\n") if line.startswith("# Options: "))

@@ -61,7 +61,7 @@ def test_default_order_is_two(tmp_path: Path) -> None:
     assert {f.name: f.order for f in config.functions} == {"softplus": 2, "wave": 2}
 
 
-@pytest.mark.parametrize("flag", ["float64_inside", "accurate_roots", "compensated_arguments"])
+@pytest.mark.parametrize("flag", ["float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails"])
 def test_flags_default_to_the_top_level_value(tmp_path: Path, flag: str) -> None:
     config = load_config(write(tmp_path, VALID))
     assert [getattr(f, flag) for f in config.functions] == [False, False]
@@ -126,6 +126,8 @@ BAD = [
     (("order = 1\n", "order = 1\naccurate-roots = 0\n"), "tool.generator.accurate_roots", "true or false"),
     (("params = {}", 'params = {}\naccurate_roots = "on"'), "tool.generator.functions[1].accurate_roots", "true or false"),
     (("order = 1\n", "order = 1\ncompensated-arguments = 2\n"), "tool.generator.compensated_arguments", "true or false"),
+    (("order = 1\n", "order = 1\nscaled-tails = 1\n"), "tool.generator.scaled_tails", "true or false"),
+    (("params = {}", 'params = {}\nscaled_tails = "yes"'), "tool.generator.functions[1].scaled_tails", "true or false"),
 ]
 
 

@@ -881,3 +881,66 @@ def test_gelu_tanh_tail_with_its_polynomial_argument_rounded(load_module) -> Non
     truth = x * (1 + sp.tanh(c * (x + sp.Rational(44715, 10**6) * x**3))) / 2
     points = [(float(np.float32(v)),) for v in (-9.090909, -7.5757575, -7.658291, 2.0)]
     _check(fn, truth, [x], points)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("x/(1 + exp(-x))", "swish"),
+        ("x*tanh(log(1 + exp(x)))", "mish"),
+        # softplus(-90) = 8.2e-40 flushes alike: x*softplus(x) was 0 there, and its f'
+        # softplus(x) + x*sigmoid(x) 1.1% off (the first term flushed beside the second).
+        ("x*log(1 + exp(x))", "x_softplus"),
+    ],
+)
+def test_swish_and_mish_where_the_decaying_factor_flushes(
+    load_module, text, name
+) -> None:
+    # With --scaled-tails: sigmoid(-90) = 8.2e-40 (and tanh(softplus(-90)) alike) is
+    # subnormal, and TF flushes it to 0 on the CPU, where x*sigmoid(x) = -7.37e-38 is a
+    # normal number. Without the option f, f' and f'' were 0 at x = -91.5, -90, -89, -88
+    # (measured), where the truths are -1.67e-38, -7.37e-38, -1.98e-37, -5.33e-37 for f
+    # (f' and f'' within 2.3% of these): 23-25 bits off. So were swish'' at 88 to 91.5
+    # (-5.2e-37 to -1.6e-38; sigmoid(-x) flushes) and mish'' at 44.5 to 46 (-7.8e-37 to
+    # -4.0e-38; its tanh_softplus_slope decays as 4*exp(-2x)). With it the factor is
+    # taken at a lifted argument and the product scaled back last
+    # (stabilize.scale_tails). At -95 the truth, -5.2e-40, is subnormal itself, and 0
+    # its flushed value; -80.5 and -79.5 lie either side of where the lift begins.
+    x = sp.Symbol("x", real=True)
+    fn = getattr(load_module(text, name, ["x"], scaled_tails=True), name)
+    left = (-95.0, -91.5, -90.0, -89.0, -88.0, -80.5, -79.5, -70.0)
+    right = (44.5, 45.5, 46.0, 88.0, 90.0, 91.5)
+    points = [(v,) for v in (*left, -10.0, 0.5, 30.0, *right)]
+    _check(fn, sp.sympify(text, locals={"x": x}), [x], points)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("x/(1 + exp(-x))", "swish"), ("x*tanh(log(1 + exp(x)))", "mish")],
+)
+def test_swish_and_mish_where_the_decaying_factor_flushes_in_float64(
+    load_module, text, name
+) -> None:
+    # With --scaled-tails: TF on the CPU flushes float64 subnormals too (sigmoid(-710)
+    # = 4.5e-309 came out 0): without the option swish, mish and their two derivatives
+    # were 0 at x = -710, -712, -714, where the truths (-3.2e-306, -4.3e-307, -5.9e-308)
+    # are normal, and so were swish'' at 710 to 714 and mish'' at 355 to 357 (-1.3e-305
+    # to -2.3e-307; measured). -720 and -740 (-1.5e-310, -3.1e-319) are subnormal
+    # themselves, 0 with or without the option, and 0 here as the flushed truth. mpmath
+    # at 400 digits: at 50, log(1 + exp(-710)) is log(1) = 0.
+    import tensorflow as tf
+
+    x = sp.Symbol("x", real=True)
+    truth = sp.sympify(text, locals={"x": x})
+    fn = getattr(load_module(text, name, ["x"], scaled_tails=True), name)
+    points = [-700.0, -710.0, -712.0, -714.0, -720.0, -740.0, -10.0, 0.5, 30.0]
+    points += [355.0, 356.0, 357.0, 710.0, 712.0, 714.0, 720.0]
+    got = tf_partials(tf, fn, [tf.constant(points, dtype=tf.float64)], 2)
+    tiny = float(np.finfo(np.float64).tiny)
+    for index, values in got.items():
+        expr = sp.diff(truth, x, len(index))
+        for point, value in zip(points, values.numpy()):
+            with mpmath.workdps(400):
+                true = float(expr.subs(x, sp.Float(point, 400)).evalf(400))
+            true = 0.0 if abs(true) < tiny else true
+            assert abs(value - true) <= 1e-14 * abs(true), (index, point, value, true)

@@ -18,7 +18,8 @@ CI runs few examples with a fixed seed, without shrinking. For a longer run:
 GENERATOR_FUZZ_EXAMPLES (trees, 15), GENERATOR_FUZZ_STRINGS (strings, 300),
 GENERATOR_FUZZ_SEED, GENERATOR_FUZZ_ORDER (2), GENERATOR_FUZZ_TIMEOUT (30),
 GENERATOR_FUZZ_SHRINK=1, GENERATOR_FUZZ_ROOTS=1 (trees with --accurate-roots),
-GENERATOR_FUZZ_COMPENSATED=1 (with --compensated-arguments). See docs/fuzzing.md.
+GENERATOR_FUZZ_COMPENSATED=1 (with --compensated-arguments), GENERATOR_FUZZ_TAILS=1
+(with --scaled-tails --precise-sigmoid). See docs/fuzzing.md.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ SEED = int(os.environ.get("GENERATOR_FUZZ_SEED", "20261129"))
 ORDER = int(os.environ.get("GENERATOR_FUZZ_ORDER", "2"))
 ROOTS = os.environ.get("GENERATOR_FUZZ_ROOTS", "") not in ("", "0")
 COMPENSATED = os.environ.get("GENERATOR_FUZZ_COMPENSATED", "") not in ("", "0")
+TAILS = os.environ.get("GENERATOR_FUZZ_TAILS", "") not in ("", "0")
 # Seconds one tree may take to generate before the example fails as too slow.
 TREE_TIMEOUT = float(os.environ.get("GENERATOR_FUZZ_TIMEOUT", "30"))
 # Parsing is bounded by the parser's limits: any input takes well under this.
@@ -368,7 +370,9 @@ def check_tree(text: str, tf, fuzz_dir) -> None:
             crashes_reported(text, "generating"),
             time_limit(TREE_TIMEOUT, "generation"),
         ):
-            source = generate(Spec(text, order=ORDER, accurate_roots=ROOTS, compensated_arguments=COMPENSATED))
+            options = {"accurate_roots": ROOTS, "compensated_arguments": COMPENSATED}
+            options.update(scaled_tails=TAILS, precise_sigmoid=TAILS)
+            source = generate(Spec(text, order=ORDER, **options))
     except GeneratorError as exc:
         assert exc.render().startswith("error: ")
         return
