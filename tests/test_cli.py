@@ -269,6 +269,18 @@ def test_scaled_tails_option_is_recorded_and_reproduces(capsys):
     assert again == out
 
 
+def test_precise_sigmoid_option_is_recorded_and_reproduces(capsys):
+    _, plain, _ = run_main(capsys, ["x/(1 + exp(-x))"])
+    _, out, _ = run_main(capsys, ["x/(1 + exp(-x))", "--precise-sigmoid", "--scaled-tails"])
+    assert "def _sigmoid(u):" not in plain and "tf.math.sigmoid(" in plain
+    assert "def _sigmoid(u):" in out and "tf.math.sigmoid(" not in out.split("def _sigmoid(u):")[0]
+    options = next(line for line in out.split("\n") if line.startswith("# Options: "))
+    assert "--scaled-tails --precise-sigmoid" in options
+    code, again, err = run_main(capsys, shlex.split(options.removeprefix("# Options: ")))
+    assert code == 0, err
+    assert again == out
+
+
 def test_header_options_reproduce_a_file_whose_expression_starts_with_minus(capsys):
     _, out, _ = run_main(capsys, ["--", "-x*log(x)"])
     options = next(line for line in out.split("\n") if line.startswith("# Options: "))

@@ -61,7 +61,9 @@ def test_default_order_is_two(tmp_path: Path) -> None:
     assert {f.name: f.order for f in config.functions} == {"softplus": 2, "wave": 2}
 
 
-@pytest.mark.parametrize("flag", ["float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails"])
+@pytest.mark.parametrize(
+    "flag", ["float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails", "precise_sigmoid"]
+)
 def test_flags_default_to_the_top_level_value(tmp_path: Path, flag: str) -> None:
     config = load_config(write(tmp_path, VALID))
     assert [getattr(f, flag) for f in config.functions] == [False, False]

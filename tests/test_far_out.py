@@ -944,3 +944,17 @@ def test_swish_and_mish_where_the_decaying_factor_flushes_in_float64(
                 true = float(expr.subs(x, sp.Float(point, 400)).evalf(400))
             true = 0.0 if abs(true) < tiny else true
             assert abs(value - true) <= 1e-14 * abs(true), (index, point, value, true)
+
+
+def test_precise_sigmoid_where_tfs_kernel_is_off(load_module) -> None:
+    # With --precise-sigmoid: TF's sigmoid kernel is 4.5-5.4 ulps off at these float32
+    # points below 0 (measured against mpmath: 5.39 at -7.718093, 5.06 at -11.879172,
+    # 4.89 at -25.766644), beyond 2.4e-7 relative (2-4 ulps). The module's
+    # _sigmoid, e/(1 + e) with e = exp(x), is within 2 ulps, and so are sigmoid's f' and
+    # f'', sigmoid(x)*sigmoid(-x) and its slope, which the economy writes with sigmoid.
+    x = sp.Symbol("x", real=True)
+    text = "1/(1 + exp(-x))"
+    fn = load_module(text, "logistic", ["x"], precise_sigmoid=True).logistic
+    values = (-29.88126, -25.766644, -17.454811, -11.879172, -7.718093, -5.8337336)
+    points = [(float(np.float32(v)),) for v in (*values, -0.75, 0.5, 3.0, 20.0)]
+    _check(fn, 1 / (1 + sp.exp(-x)), [x], points, tol=2.4e-7)

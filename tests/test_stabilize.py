@@ -20,6 +20,7 @@ from generator.primitives import (
     polyval,
     product_error,
     sigmoid,
+    sigmoid_from_exp,
     sigmoid_slope,
     softplus,
     square_error,
@@ -36,6 +37,7 @@ from generator.stabilize import (
     factor_powers,
     group_powers,
     optimize,
+    precise_sigmoids,
     scale_tails,
     share_arguments,
 )
@@ -560,3 +562,17 @@ def test_scaled_tails_correct_the_flushed_products() -> None:
             judge.evaluate(scaled, (x,), points, np.float32), truth
         )
         assert before.min() > 20 and after.max() <= 3, (form, before, after)
+
+
+def test_precise_sigmoids_rewrite_sigmoid_and_its_complement() -> None:
+    """--precise-sigmoid: every sigmoid of an input becomes sigmoid_from_exp (the module's
+    _sigmoid), and 1 - sigmoid(u), the economy's sigmoid(-u), becomes sigmoid_from_exp(-u);
+    a sigmoid of a constant is a number to the printer, and stays."""
+    y = sp.Symbol("y", real=True)
+    assert precise_sigmoids(x * sigmoid(x)) == x * sigmoid_from_exp(x)
+    assert precise_sigmoids((1 - sigmoid(x)) * x + 1) == x * sigmoid_from_exp(-x) + 1
+    assert precise_sigmoids(sigmoid(x - y)) == sigmoid_from_exp(x - y)
+    assert precise_sigmoids(2 - sigmoid(x)) == 2 - sigmoid_from_exp(x)
+    assert precise_sigmoids(x * sigmoid(2)) == x * sigmoid(2)
+    for form in (x * sigmoid(x), (1 - sigmoid(x)) * x + 1, 2 - sigmoid(x)):
+        assert sp.simplify(naive(precise_sigmoids(form)) - naive(form)) == 0
