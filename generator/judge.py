@@ -453,6 +453,12 @@ def _lowered(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.where(far, p * p.dtype.type(scale), p)
 
 
+def _lowered_no_nan(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    p, u = _floats(p, u)
+    far, _, _ = _tail_shift(u)
+    return np.where(far & ~np.isfinite(p), np.zeros_like(p), _lowered(p, u))
+
+
 def _tanh_softplus(u: np.ndarray) -> np.ndarray:
     # As the printed helper: n/(n + 2), n = e*(e + 2), e held at exp(20).
     u = np.asanyarray(u)
@@ -573,6 +579,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "bounded_error": _bounded_error,
     "lift": _lift,
     "lowered": _lowered,
+    "lowered_no_nan": _lowered_no_nan,
     "tanh_softplus": _tanh_softplus,
     "tanh_softplus_slope": _tanh_softplus_slope,
     "mills": _flushed(lambda u: _mills_parts(u)[0]),
@@ -1373,6 +1380,7 @@ OP_COST: dict[str, float] = {
     # A compare, an add or a product, and a where each.
     "lift": 1.5,
     "lowered": 1.5,
+    "lowered_no_nan": 2.0,
     "tanh_softplus": 2.5,
     "tanh_softplus_slope": 3.0,
     # 23 levels of erfc's continued fraction (float32), a sqrt, and the quotient below them, under a where.

@@ -47,6 +47,7 @@ __all__ = [
     "bounded_error",
     "lift",
     "lowered",
+    "lowered_no_nan",
     "sigmoid_from_exp",
     "lgamma",
     "lbeta",
@@ -727,6 +728,13 @@ class lowered(sp.Function):  # noqa: N801
         return self.args[0].is_extended_real
 
 
+class lowered_no_nan(lowered):  # noqa: N801
+    """lowered(p, u), but 0 where p is inf or NaN and u is lifted: p guards an inf*0 with
+    multiply_no_nan (0 where its decaying factor flushes), and the lifted factor no longer
+    flushes. The true value there is at most |p|*exp(-80), never inf; (1 + x**2)*
+    softplus(-3x)'s slope at x = 32.6 was NaN (exp(3x) = inf beside softplus(-3x) = 0)."""
+
+
 class sigmoid_from_exp(sp.Function):  # noqa: N801
     """sigmoid(u), printed as e/(1 + e) below 0 and 1/(1 + e) above, e = exp(-|u|): within
     2 ulps, where TF's sigmoid kernel is up to 5.7 ulps off below 0 (float32, measured;
@@ -776,6 +784,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         bounded_error: lambda error, u: sp.Integer(0),
         lift: lambda u: u,
         lowered: lambda p, u: p,
+        lowered_no_nan: lambda p, u: p,
         sigmoid_from_exp: lambda x: 1 / (1 + sp.exp(-x)),
         lbeta: lambda a, b: lgamma(a) + lgamma(b) - lgamma(a + b),
         lgamma_diff: lambda y, x: lgamma(y) - lgamma(y + x),

@@ -77,6 +77,7 @@ HELPERS: dict[type, str] = {
     prim.bounded_error: "_bounded_error",
     prim.lift: "_lift",
     prim.lowered: "_lowered",
+    prim.lowered_no_nan: "_lowered_no_nan",
     prim.sigmoid_from_exp: "_sigmoid",
     prim.sigmoid_slope: "_sigmoid_slope",
     prim.tanh_softplus: "_tanh_softplus",
@@ -99,6 +100,7 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_product_error": ("_split_halves",),
     "_square_error": ("_split_halves",),
     "_division_error": ("_product_error", "_split_halves"),
+    "_lowered_no_nan": ("_lowered",),
     "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
     # And _digamma or _polygamma, by n (the printer adds the one it calls).
     "_polygamma_diff": ("_power_sums", "_bernoulli", "_cot_pi", "_cot_slope"),

@@ -42,6 +42,7 @@ from generator.primitives import (
     logaddexp,
     logcosh,
     lowered,
+    lowered_no_nan,
     mills,
     mul_exp,
     mul_no_nan,
@@ -2940,8 +2941,9 @@ def _lowered(node: sp.Expr, keys: set[sp.Expr]) -> sp.Expr:
     lifted = _lift_factors(node, keys) if not isinstance(node, sp.Add) else sp.Add(
         *(_lift_factors(t, keys) for t in node.args)
     )
+    wrap = lowered_no_nan if node.has(mul_no_nan) else lowered
     for key in sorted(keys, key=sp.default_sort_key):
-        lifted = lowered(lifted, key)
+        lifted = wrap(lifted, key)
     return lifted
 
 

@@ -958,3 +958,15 @@ def test_precise_sigmoid_where_tfs_kernel_is_off(load_module) -> None:
     values = (-29.88126, -25.766644, -17.454811, -11.879172, -7.718093, -5.8337336)
     points = [(float(np.float32(v)),) for v in (*values, -0.75, 0.5, 3.0, 20.0)]
     _check(fn, 1 / (1 + sp.exp(-x)), [x], points, tol=2.4e-7)
+
+
+def test_scaled_tails_keep_multiply_no_nan_guards(load_module) -> None:
+    # With --scaled-tails: (1 + x**2)*softplus(-3x)'s slope is multiply_no_nan(t,
+    # sigmoid(-3x)), t holding exp(3x)*softplus(-3x), inf*0 = NaN from x = 29.6; the
+    # flushed sigmoid made the product 0 (the truth there is below 1e-38, 0 flushed).
+    # Lifted, the sigmoid no longer flushed, and the slope was NaN at x = 32.6 and
+    # 36.3 (found by a fuzzer of such products); _lowered_no_nan keeps the guard.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("(1 + x**2)*log(1 + exp(-3*x))", "tail", ["x"], scaled_tails=True)
+    points = [(v,) for v in (-5.0, 1.5, 20.0, 26.0, 28.0, 32.58503, 36.27974, 40.0)]
+    _check(fn.tail, (1 + x**2) * sp.log(1 + sp.exp(-3 * x)), [x], points)

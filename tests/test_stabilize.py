@@ -15,6 +15,7 @@ from generator.primitives import (
     ipow,
     lift,
     lowered,
+    lowered_no_nan,
     mul_no_nan,
     naive,
     polyval,
@@ -459,11 +460,12 @@ def test_scale_tails_lowers_products_with_a_larger_factor() -> None:
         (x * sigmoid(x), lowered(x * sigmoid(lift(x)), x)),
         (4 * sigmoid_slope(2 * x), lowered(4 * sigmoid_slope(lift(a)), a)),
         # tanh_softplus_slope decays as exp(u) on the left and as exp(-2u) on the right:
-        # two steps, the right one's key -2u taken of the u the left one lifted.
+        # two steps, the right one's key -2u taken of the u the left one lifted; under
+        # multiply_no_nan, lowered_no_nan keeps its guard (0 where the product is not finite).
         (
             mul_no_nan(x + 2, tanh_softplus_slope(x)),
-            lowered(
-                lowered(
+            lowered_no_nan(
+                lowered_no_nan(
                     mul_no_nan(x + 2, tanh_softplus_slope(-lift(-2 * lift(x)) / 2)), x
                 ),
                 -2 * lift(x),
