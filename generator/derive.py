@@ -23,6 +23,7 @@ from generator.primitives import exp_finite, ipow, naive, numeric
 from generator.stabilize import (
     RULES,
     compensate_arguments,
+    compensate_sums,
     precise_sigmoids,
     scale_tails,
     factor_powers,
@@ -254,6 +255,10 @@ def derive(
         compensated = {i: compensate_arguments(e) for i, e in partials.items()}
         if compensated != partials:
             fired.append(compensate_arguments.name)
+            partials = compensated
+        compensated = {i: compensate_sums(e) for i, e in partials.items()}
+        if compensated != partials:
+            fired.append("compensated_sum")
             partials = compensated
     if scaled_tails and not float64_inside:
         scaled = {i: scale_tails(e) for i, e in partials.items()}

@@ -577,6 +577,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "square_error": _square_error,
     "division_error": _division_error,
     "bounded_error": _bounded_error,
+    "compensated_sum": lambda total, error: total - np.where(np.isfinite(error), -error, np.zeros_like(error)),
     "lift": _lift,
     "lowered": _lowered,
     "lowered_no_nan": _lowered_no_nan,
@@ -1377,6 +1378,7 @@ OP_COST: dict[str, float] = {
     "square_error": 2.5,
     "division_error": 5.0,
     "bounded_error": 1.5,
+    "compensated_sum": 1.5,
     # A compare, an add or a product, and a where each.
     "lift": 1.5,
     "lowered": 1.5,

@@ -45,6 +45,7 @@ __all__ = [
     "square_error",
     "division_error",
     "bounded_error",
+    "compensated_sum",
     "lift",
     "lowered",
     "lowered_no_nan",
@@ -749,6 +750,22 @@ class sigmoid_from_exp(sp.Function):  # noqa: N801
         return self.args[0].is_extended_real
 
 
+class compensated_sum(sp.Function):  # noqa: N801
+    """total, a sum of two terms, plus its rounding error `error` carried through the
+    operations that compute its terms (where that is finite; 0 where an intermediate
+    overflowed): total in math. Printed as total - (-error), a subtraction: Grappler's
+    arithmetic optimizer gathers a chain of additions into one AddN and sums it in its own
+    order, (1 + t) + e as 1 + (t + e), where e, far below t's ulp, is lost."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(1) if argindex == 1 else sp.Integer(0)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -782,6 +799,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         square_error: lambda u: sp.Integer(0),
         division_error: lambda a, b: sp.Integer(0),
         bounded_error: lambda error, u: sp.Integer(0),
+        compensated_sum: lambda total, error: total,
         lift: lambda u: u,
         lowered: lambda p, u: p,
         lowered_no_nan: lambda p, u: p,

@@ -78,6 +78,7 @@ HELPERS: dict[type, str] = {
     prim.lift: "_lift",
     prim.lowered: "_lowered",
     prim.lowered_no_nan: "_lowered_no_nan",
+    prim.compensated_sum: "_compensated_sum",
     prim.sigmoid_from_exp: "_sigmoid",
     prim.sigmoid_slope: "_sigmoid_slope",
     prim.tanh_softplus: "_tanh_softplus",
@@ -442,6 +443,9 @@ class MathPrinter(StrPrinter):
             base, k = expr.args
             # k = 1: a quotient divided step by step, (a/b)/b; the parentheses show the order.
             return f"({self._print(base)})" if k == 1 else f"({self._print(base)})**{k}"
+        if isinstance(expr, prim.compensated_sum):
+            total = self._print(expr.args[0])
+            return f"({total} + err({total}))"
         if isinstance(expr, prim.sigmoid_from_exp):
             return f"sigmoid({self._print(expr.args[0])})"
         if isinstance(expr, (prim.lift, prim.lowered)):
