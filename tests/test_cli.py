@@ -246,39 +246,42 @@ def test_header_options_reproduce_the_file(capsys):
     assert again == out
 
 
-def test_compensated_arguments_option_is_recorded_and_reproduces(capsys):
-    _, plain, _ = run_main(capsys, ["log(exp(x) + exp(y))"])
-    _, out, _ = run_main(capsys, ["log(exp(x) + exp(y))", "--compensated-arguments"])
-    assert "_sub_error" not in plain and "def _sub_error(a, b):" in out
+@pytest.mark.parametrize(
+    ("expression", "flags", "absent", "present"),
+    [
+        ("log(exp(x) + exp(y))", ["--compensated-arguments"], ["_sub_error"], ["def _sub_error(a, b):"]),
+        (
+            "x/(1 + exp(-x))",
+            ["--scaled-tails"],
+            ["_lift", "_lowered"],
+            ["def _lift(u):", "def _lowered(p, u):"],
+        ),
+        (
+            "x/(1 + exp(-x))",
+            ["--scaled-tails", "--precise-sigmoid"],
+            ["def _sigmoid(u):"],
+            ["def _sigmoid(u):"],
+        ),
+    ],
+    ids=["compensated-arguments", "scaled-tails", "precise-sigmoid"],
+)
+def test_accuracy_options_are_recorded_and_reproduce(capsys, expression, flags, absent, present):
+    """Each opt-in option changes the module (its helpers appear), is recorded in the header's
+    Options line, and that line reproduces the file byte for byte."""
+    _, plain, _ = run_main(capsys, [expression])
+    _, out, _ = run_main(capsys, [expression, *flags])
+    assert not any(name in plain for name in absent)
+    assert all(text in out for text in present)
     options = next(line for line in out.split("\n") if line.startswith("# Options: "))
-    assert "--compensated-arguments" in options
+    assert " ".join(flags) in options
     code, again, err = run_main(capsys, shlex.split(options.removeprefix("# Options: ")))
     assert code == 0, err
     assert again == out
 
 
-def test_scaled_tails_option_is_recorded_and_reproduces(capsys):
-    _, plain, _ = run_main(capsys, ["x/(1 + exp(-x))"])
-    _, out, _ = run_main(capsys, ["x/(1 + exp(-x))", "--scaled-tails"])
-    assert "_lowered" not in plain and "_lift" not in plain
-    assert "def _lift(u):" in out and "def _lowered(p, u):" in out
-    options = next(line for line in out.split("\n") if line.startswith("# Options: "))
-    assert "--scaled-tails" in options
-    code, again, err = run_main(capsys, shlex.split(options.removeprefix("# Options: ")))
-    assert code == 0, err
-    assert again == out
-
-
-def test_precise_sigmoid_option_is_recorded_and_reproduces(capsys):
-    _, plain, _ = run_main(capsys, ["x/(1 + exp(-x))"])
-    _, out, _ = run_main(capsys, ["x/(1 + exp(-x))", "--precise-sigmoid", "--scaled-tails"])
-    assert "def _sigmoid(u):" not in plain and "tf.math.sigmoid(" in plain
-    assert "def _sigmoid(u):" in out and "tf.math.sigmoid(" not in out.split("def _sigmoid(u):")[0]
-    options = next(line for line in out.split("\n") if line.startswith("# Options: "))
-    assert "--scaled-tails --precise-sigmoid" in options
-    code, again, err = run_main(capsys, shlex.split(options.removeprefix("# Options: ")))
-    assert code == 0, err
-    assert again == out
+def test_precise_sigmoid_replaces_tfs_sigmoid(capsys):
+    _, out, _ = run_main(capsys, ["x/(1 + exp(-x))", "--precise-sigmoid"])
+    assert "tf.math.sigmoid(" not in out.split("def _sigmoid(u):")[0]
 
 
 def test_header_options_reproduce_a_file_whose_expression_starts_with_minus(capsys):
