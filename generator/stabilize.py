@@ -3018,7 +3018,9 @@ def compensate_sums(form: sp.Expr) -> sp.Expr:
         error = _rounding_error(form)
         if error is not None and any(_rounding_error(t) not in (None, 0) for t in form.args if not t.is_number):
             return compensated_sum(form, error)
-    if isinstance(form, (sp.Add, sp.Mul, sp.Pow, sp.Piecewise, *_STRUCTURAL)) and form.args:
+    if isinstance(form, sp.Piecewise):
+        return sp.Piecewise(*((compensate_sums(value), condition) for value, condition in form.args))
+    if isinstance(form, (sp.Add, sp.Mul, sp.Pow, *_STRUCTURAL)) and form.args:
         return form.func(*(compensate_sums(a) for a in form.args))
     return form
 
