@@ -13,6 +13,7 @@ included, is a GeneratorError that names the key and the file.
     compensated-arguments = false # default: exact rounding errors of arguments (--compensated-arguments)
     scaled-tails = false          # default: products with flushed exponential tails kept (--scaled-tails)
     precise-sigmoid = false       # default: sigmoid computed from exp (--precise-sigmoid)
+    accurate = false              # default: the four above from accurate-roots on (--accurate)
 
     [[tool.generator.functions]]
     name = "softplus"
@@ -25,6 +26,7 @@ included, is a GeneratorError that names the key and the file.
     compensated-arguments = true  # optional
     scaled-tails = true           # optional
     precise-sigmoid = true        # optional
+    accurate = true               # optional: the four accuracy options (a key of its own wins)
 
 Hands on: a `Config` for `build` and `report`.
 """
@@ -47,8 +49,10 @@ TABLE = "tool.generator"
 
 # Options that are true or false, at the top (the default) and per function.
 _FLAGS = ("float64_inside", "accurate_roots", "compensated_arguments", "scaled_tails", "precise_sigmoid")
-_TOP_KEYS = frozenset({"output", "order", "functions", *_FLAGS})
-_FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", *_FLAGS})
+# `accurate = true` turns these on (--accurate); a key of their own, where given, wins.
+ACCURATE = ("accurate_roots", "compensated_arguments", "scaled_tails", "precise_sigmoid")
+_TOP_KEYS = frozenset({"output", "order", "functions", "accurate", *_FLAGS})
+_FUNCTION_KEYS = frozenset({"name", "expr", "vars", "order", "params", "accurate", *_FLAGS})
 
 
 @dataclass(frozen=True)
@@ -202,7 +206,8 @@ def _validate(raw: Any, path: Path) -> Config:
     entries = top.get("functions")
     if not isinstance(entries, list) or not entries:
         raise read.error(f"{TABLE}.functions", "expected one or more [[tool.generator.functions]] tables")
-    flags = {flag: read.flag(top.get(flag, False), f"{TABLE}.{flag}") for flag in _FLAGS}
+    accurate = read.flag(top.get("accurate", False), f"{TABLE}.accurate")
+    flags = {flag: read.flag(top.get(flag, accurate and flag in ACCURATE), f"{TABLE}.{flag}") for flag in _FLAGS}
     functions = [_function(read, entry, f"{TABLE}.functions[{i}]", order, flags) for i, entry in enumerate(entries)]
     _check_unique(read, functions, lambda name: name, "the name of another function")
     # Two names that differ only in case collide on case-insensitive file systems.
@@ -228,6 +233,8 @@ def _function(read: _Reader, entry: Any, key: str, default_order: int, default_f
     name = read.identifier(fields["name"], f"{key}.name")
     if name.startswith("__"):
         raise read.error(f"{key}.name", f"{name!r}: names starting with '__' are reserved (e.g. __init__)")
+    if read.flag(fields.get("accurate", False), f"{key}.accurate"):
+        default_flags = {flag: default or flag in ACCURATE for flag, default in default_flags.items()}
     return FunctionConfig(
         name=name,
         expr=read.string(fields["expr"], f"{key}.expr"),

@@ -279,6 +279,13 @@ def test_accuracy_options_are_recorded_and_reproduce(capsys, expression, flags, 
     assert again == out
 
 
+def test_accurate_is_the_four_accuracy_options(capsys):
+    four = ["--accurate-roots", "--compensated-arguments", "--scaled-tails", "--precise-sigmoid"]
+    _, both, _ = run_main(capsys, ["x/(1 + exp(-x))", "--accurate"])
+    _, each, _ = run_main(capsys, ["x/(1 + exp(-x))", *four])
+    assert both == each and " ".join(four) in both
+
+
 def test_precise_sigmoid_replaces_tfs_sigmoid(capsys):
     _, out, _ = run_main(capsys, ["x/(1 + exp(-x))", "--precise-sigmoid"])
     assert "tf.math.sigmoid(" not in out.split("def _sigmoid(u):")[0]

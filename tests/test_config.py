@@ -74,6 +74,19 @@ def test_flags_default_to_the_top_level_value(tmp_path: Path, flag: str) -> None
     assert {f.name: getattr(f, flag) for f in config.functions} == {"softplus": False, "wave": True}
 
 
+def test_accurate_turns_on_the_four_accuracy_options(tmp_path: Path) -> None:
+    four = ("accurate_roots", "compensated_arguments", "scaled_tails", "precise_sigmoid")
+    text = VALID.replace("order = 1\n", "order = 1\naccurate = true\n", 1)
+    text = text.replace("params = {}", "params = {}\nscaled-tails = false")
+    config = load_config(write(tmp_path, text))
+    flags = {f.name: {flag: getattr(f, flag) for flag in (*four, "float64_inside")} for f in config.functions}
+    # A key of the option's own wins over accurate; float64-inside is not one of them.
+    assert flags["wave"] == dict.fromkeys(four, True) | {"float64_inside": False}
+    assert flags["softplus"] == dict.fromkeys(four, True) | {"scaled_tails": False, "float64_inside": False}
+    config = load_config(write(tmp_path, VALID.replace("params = {}", "params = {}\naccurate = true")))
+    assert {f.name: f.precise_sigmoid for f in config.functions} == {"softplus": True, "wave": False}
+
+
 def test_found_by_walking_up_past_a_pyproject_without_the_table(tmp_path: Path, monkeypatch) -> None:
     write(tmp_path, VALID)
     inner = tmp_path / "sub" / "deeper"
