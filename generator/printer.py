@@ -448,9 +448,6 @@ class MathPrinter(StrPrinter):
             return f"({total} + err({total}))"
         if isinstance(expr, prim.sigmoid_from_exp):
             return f"sigmoid({self._print(expr.args[0])})"
-        if isinstance(expr, (prim.lift, prim.lowered)):
-            # The identity in math (stabilize.scale_tails); its docstring note says what it does.
-            return self._print(expr.args[0])
         if type(expr) in ROUNDING_ERRORS:
             # err(u): u's rounding error as the module computes u, whatever carries it there.
             return f"err({self._print(ROUNDING_ERRORS[type(expr)](*expr.args))})"
@@ -495,6 +492,9 @@ class MathPrinter(StrPrinter):
 
 
 def math_text(expr: sp.Expr) -> str:
+    # lift and lowered are the identity in math: taken out before printing, the arguments
+    # they moved read as written (tanh_softplus_slope(x), not of -(-2*x)/2).
+    expr = expr.replace(prim.lift, lambda u: u).replace(prim.lowered, lambda p, u: p)
     return MathPrinter().doprint(expr)
 
 
