@@ -262,11 +262,19 @@ def _widened_iv(fn: Callable[[object], object]) -> Callable[[object], object]:
     return apply
 
 
+# Beyond it exp's argument is no float but another exp's value (exp(-exp(x)) at x = -3e38 is
+# exp(-2**(4.3e38))): reducing it modulo log(2) would take log(2) to 4.3e38 bits, and the
+# accuracy benchmark hung there. exp is then below or above every float by far.
+_EXP_FAR = mpmath.ldexp(1, 1100)
+
+
 def _exp_point(x: mpmath.mpf) -> mpmath.mpf:
     """exp(x) by reduction modulo log(2). Above 600 bits mpmath raises e to the power x,
     which takes a tenth of a second for x = 1e300."""
     if abs(x) < 256:
         return mpmath.exp(x)
+    if abs(x) > _EXP_FAR:
+        raise _Unsure  # sinh, cosh: beyond every float, with no finite bound to give
     magnitude = int(mpmath.mag(x))
     with mpmath.extraprec(magnitude + 10):
         n = mpmath.floor(x / mpmath.ln2)
@@ -283,10 +291,26 @@ def _cosh_point(x: mpmath.mpf) -> mpmath.mpf:
 
 
 def _tanh_point(x: mpmath.mpf) -> mpmath.mpf:
+    if abs(x) > 2**20:
+        # 1 - tanh(x) < 2*exp(-2**21), far below the outward widening (2**-prec, prec <= 16384).
+        return mpmath.sign(x)
     return mpmath.tanh(x) if abs(x) < 1 else mpmath.sign(x) * (1 - 2 / (_exp_point(2 * abs(x)) + 1))
 
 
-_exp = _monotone(_exp_point)
+_EXP_POINT = _monotone(_exp_point)
+
+
+def _exp(v: object) -> object:
+    """Interval exp; where the argument is beyond +-_EXP_FAR, the bounds 0 < exp(x) < 2**x
+    for x < 0 (e > 2), which round as the true value does; above +_EXP_FAR no finite upper
+    bound (exp(exp(3e38)) stays undecided)."""
+    lo, hi = _ends(v)
+    if hi > _EXP_FAR:
+        raise _Unsure
+    if lo >= -_EXP_FAR:
+        return _EXP_POINT(v)
+    upper = mpmath.ldexp(1, -int(_EXP_FAR)) if hi < -_EXP_FAR else _point(_exp_point, hi)
+    return _widened(mpmath.mpf(0), upper)
 
 
 def _inverse(v: object) -> object:

@@ -155,6 +155,16 @@ def test_reference_of_a_cancelling_form_at_a_huge_argument() -> None:
     assert rounded(bce, ["z", "t"], (1e30, 0.0), FLOAT32)[0] == float(np.float32(1e30))
 
 
+def test_reference_of_an_exp_of_an_exp_far_out() -> None:
+    # exp(-exp(-x)) at x = -3e38 is exp(-2**(4.3e38)): reduced modulo log(2) it needed log(2)
+    # to 4.3e38 bits, and the benchmark hung. It is 0 in every format, and so are its partials;
+    # tanh of such an argument is 1. exp(exp(x)) there has no finite bound: undecided, not hung.
+    assert rounded("exp(-exp(-x))", ["x"], (-3e38,), FLOAT32) == [0.0, 0.0, 0.0]
+    assert rounded("tanh(exp(x))", ["x"], (1e30,), FLOAT32)[0] == 1.0
+    reference = measure.Reference("exp(exp(x))", ["x"], FLOAT32)
+    assert reference.value((), (3e38,)) is None
+
+
 def test_reference_domain() -> None:
     reference = measure.Reference("log(1 - exp(-x))", ["x"], FLOAT32)
     assert not reference.defined((-1.0,))
