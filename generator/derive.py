@@ -23,6 +23,7 @@ from generator.primitives import exp_finite, ipow, naive, numeric
 from generator.stabilize import (
     RULES,
     compensate_arguments,
+    compensate_powers,
     compensate_sums,
     factor_powers,
     group_powers,
@@ -259,6 +260,10 @@ def derive(
         compensated = {i: compensate_sums(e) for i, e in partials.items()}
         if compensated != partials:
             fired.append("compensated_sum")
+            partials = compensated
+        compensated = {i: compensate_powers(e) for i, e in partials.items()}
+        if compensated != partials:
+            fired.append("split_power")
             partials = compensated
     if scaled_tails and not float64_inside:
         scaled = {i: scale_tails(e) for i, e in partials.items()}

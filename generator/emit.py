@@ -24,6 +24,8 @@ _RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {
     "compensated_sum": "a sum of two terms that cancel keeps their rounding errors (x - m rounded before "
     "1/s - ((x - m)/s)**2/s cancels); fl(a + b) plus the error of the whole, computed exactly per operation, "
     "does not",
+    "split_power": "pow(u, p) rounds p to the dtype, and the error times log(u) is the result's relative error "
+    "(5 bits for u**0.9 at u = 1e38); pow(u, hi)*pow(u, lo), p in two parts, is within 1.5 ulps",
     "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
     "root": "near a nonzero root the form's terms cancel and its relative error grows; within a measured band "
     "a Taylor polynomial in x - r, with r added in two parts so that the difference is exact, serves",

@@ -323,6 +323,10 @@ class TFPrinter(ProductOrder, StrPrinter):
             listed = ", ".join(self._print_number(c) for c in coeffs)
             self.helpers.add("_polyval")
             return f"_polyval([{listed}], {self._print(x)})"
+        if func is prim.split_power:
+            u, _, hi, lo = expr.args
+            self.helpers.add("_split_power")
+            return f"_split_power({self._print(u)}, {self._print(hi)}, {self._print(lo)})"
         if func is prim.by_dtype:
             wide, narrow = (self._print_number(a) for a in expr.args)
             return f"({wide} if {self.dtype_of}.dtype != tf.float64 else {narrow})"
@@ -448,6 +452,8 @@ class MathPrinter(StrPrinter):
             return f"({total} + err({total}))"
         if isinstance(expr, prim.sigmoid_from_exp):
             return f"sigmoid({self._print(expr.args[0])})"
+        if isinstance(expr, prim.split_power):
+            return self._print(sp.Pow(*expr.args[:2], evaluate=False))
         if type(expr) in ROUNDING_ERRORS:
             # err(u): u's rounding error as the module computes u, whatever carries it there.
             return f"err({self._print(ROUNDING_ERRORS[type(expr)](*expr.args))})"

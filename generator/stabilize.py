@@ -57,6 +57,7 @@ from generator.primitives import (
     sigmoid_from_exp,
     sigmoid_slope,
     softplus,
+    split_power,
     square_error,
     sub_error,
     tanh_softplus,
@@ -481,23 +482,25 @@ def _nested_hypot(parts: list[sp.Expr]) -> sp.Expr:
 
 
 def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
-    """sqrt(a**2 + b**2 + ...) -> hypot(hypot(a, b), ...); log(a**2 + b**2 + ...) ->
-    2*log(hypot(...)) (log(x**2 + y**2) at x = y = 2.5e38 is log(inf); the truth is 177.5)."""
+    """sqrt(a**2 + b**2 + ...) -> hypot(hypot(a, b), ...), and any power (...)**e that is not
+    an integer -> hypot(...)**(2*e) (the Charbonnier loss (x**2 + 1e-6)**0.45 is inf**0.45 at
+    x = 1e20); log(a**2 + b**2 + ...) -> 2*log(hypot(...)) (log(x**2 + y**2) at x = y = 2.5e38
+    is log(inf); the truth is 177.5). Integer powers overflow where the truth does."""
     if isinstance(node, sp.log):
         # Not with a number among the squares: log(1 + x**2) is log1p's, accurate near 0.
         total = node.args[0]
         found = None if total.as_coeff_Add()[0] else _hypot_of_squares(total)
         return None if found is None else 2 * sp.log(found)
-    if not isinstance(node, sp.Pow) or not (node.exp.is_Rational and node.exp.q == 2):
+    if not isinstance(node, sp.Pow) or not (node.exp.is_Rational and node.exp.q != 1):
         return None
     found = _hypot_of_squares(node.base)
-    return None if found is None else found**node.exp.p
+    return None if found is None else found ** (2 * node.exp)
 
 
 def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
-    """(r, hypot(..., sqrt(r))**k) for a root sqrt(a**2 + ... + r)**k whose one other term r
-    is not known to be 0 or below; else None."""
-    if not (isinstance(node, sp.Pow) and node.exp.is_Rational and node.exp.q == 2 and isinstance(node.base, sp.Add)):
+    """(r, hypot(..., sqrt(r))**(2*e)) for a power (a**2 + ... + r)**e, e not an integer, whose
+    one other term r is not known to be 0 or below; else None."""
+    if not (isinstance(node, sp.Pow) and node.exp.is_Rational and node.exp.q != 1 and isinstance(node.base, sp.Add)):
         return None
     others = [t for t in node.base.args if _square_parts(t) is None]
     if len(others) != 1 or others[0].is_number or others[0].is_nonpositive:
@@ -506,7 +509,7 @@ def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     parts = [_square_parts(t) for t in node.base.args if t is not r]
     if all(p.is_number for p in parts):
         return None  # sqrt(x + 1): no square to overflow
-    return r, _nested_hypot([*parts, sp.sqrt(r)]) ** node.exp.p
+    return r, _nested_hypot([*parts, sp.sqrt(r)]) ** (2 * node.exp)
 
 
 def _unsigned_root_hypot(node: sp.Expr) -> sp.Expr | None:
@@ -792,11 +795,13 @@ def _balance_ratio(node: sp.Expr) -> sp.Expr | None:
 
 def _divide_stepwise(node: sp.Expr) -> sp.Expr | None:
     """a / b**n = (a/b) / b**(n-1), the quotient kept as ipow(a/b, 1): b**n over- or
-    underflows where a/b**n need not ((x - m)/s**2 at x = m, s = 1e-36 is 0/0)."""
+    underflows where a/b**n need not ((x - m)/s**2 at x = m, s = 1e-36 is 0/0). Also for a
+    fractional n >= 3/2: the Hellinger term's sqrt(y)/(2*x**(3/2)) is inf at x = y = 1.7e-37,
+    where x**(3/2) flushes; (sqrt(y)/x)/(2*sqrt(x)) is 2.9e36."""
     if not isinstance(node, sp.Mul):
         return None
     for den in node.args:
-        if not (isinstance(den, sp.Pow) and den.exp.is_Integer and den.exp <= -2) or den.base.is_number:
+        if not (isinstance(den, sp.Pow) and den.exp.is_Rational and den.exp <= -sp.Rational(3, 2)) or den.base.is_number:
             continue
         for num in node.args:
             if num is not den and not num.is_number and not (isinstance(num, sp.Pow) and num.exp.is_negative):
@@ -1751,6 +1756,23 @@ def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
     )
 
 
+def _exp_difference(node: sp.Expr) -> sp.Expr | None:
+    """exp(a) - exp(b) = exp(a)*(-expm1(b - a)) for a >= b (and the mirror image): the two
+    terms cancel where a is near b (exp(x) - exp(y) at x = 1 + 2**-22, y = 1 is 2 ulps of
+    e, every bit of the difference lost), and both overflow where a and b pass 88.7 together,
+    inf - inf, while the difference is finite (4.5e35 at x = 89, y = 88.999) or inf. The
+    factor goes into the exp by halves (mul_exp), so that the product is finite wherever it
+    is a float."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, sp.exp))
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    a, b = plus.args[0], minus.args[0]
+    return rest + c * sp.Piecewise(
+        (mul_exp(-expm1(b - a), a), a >= b), (-mul_exp(-expm1(a - b), b), True)
+    )
+
+
 def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
     """sigmoid(a) - sigmoid(b) = -expm1(b - a)*sigmoid(a)*sigmoid(-b): the difference cancels
     where a is near b (an ordinal model's class probability sigmoid(t1 - u) - sigmoid(t0 - u);
@@ -2409,6 +2431,11 @@ VARIANTS: tuple[Rule, ...] = (
         _softplus_difference,
     ),
     Rule(
+        "exp_difference",
+        "exp(a) - exp(b) cancels where a is near b, and is inf - inf where both overflow; exp(a)*(-expm1(b - a)) for a >= b does not",
+        _exp_difference,
+    ),
+    Rule(
         "sigmoid_gap",
         "sigmoid(a) - sigmoid(b) cancels where a is near b or both are large; -expm1(b - a)*sigmoid(a)*sigmoid(-b) does not",
         _sigmoid_gap,
@@ -3023,6 +3050,47 @@ def compensate_sums(form: sp.Expr) -> sp.Expr:
     if isinstance(form, (sp.Add, sp.Mul, sp.Pow, *_STRUCTURAL)) and form.args:
         return form.func(*(compensate_sums(a) for a in form.args))
     return form
+
+
+def _toward_zero(exact: mpmath.mpf) -> tuple[float, float]:
+    """The float32 and the float64 value of `exact` nearest it on the side of 0."""
+    single = to_float32(float(exact))
+    if abs(single) > abs(exact):
+        bits = struct.unpack("I", struct.pack("f", single))[0]
+        single = struct.unpack("f", struct.pack("I", bits - 1))[0]
+    double = float(exact)
+    if abs(double) > abs(exact):
+        double = math.nextafter(double, 0.0)
+    return single, double
+
+
+def _split_exponent(node: sp.Expr) -> sp.Expr:
+    u, p = node.args
+    with mpmath.workdps(40):
+        exact = mpmath.mpf(sp.N(p, 40))
+        parts = _toward_zero(exact)
+        lows = [sp.Float(exact - v, 20) for v in parts]
+    return split_power(u, p, by_dtype(*(sp.Float(v, 17) for v in parts)), by_dtype(*lows))
+
+
+def _inexact_exponent(node: sp.Expr) -> bool:
+    if not (isinstance(node, sp.Pow) and node.base.free_symbols and node.exp.is_number and not node.exp.is_Integer):
+        return False
+    if node.exp in (sp.S.Half, -sp.S.Half) or not node.exp.is_real:
+        return False  # a square root is correctly rounded (tf.math.sqrt, rsqrt)
+    with mpmath.workdps(40):
+        exact = mpmath.mpf(sp.N(node.exp, 40))
+        return bool(mpmath.isfinite(exact)) and to_float32(float(exact)) != exact
+
+
+def compensate_powers(form: sp.Expr) -> sp.Expr:
+    """Each power u**p with a number p that float32 does not hold as split_power: TF's
+    pow(u, p) takes p as a tensor of u's dtype, and p's rounding times log(u) is the
+    relative error of the result, up to 89*2**-25 (2e-6, 5 bits) for u**0.9 at u = 1e38.
+    pow(u, hi)*pow(u, lo), hi the dtype's p rounded toward 0 and lo = p - hi (of p's sign,
+    so that at u = 0 and inf the factors are both 0 or both inf), is within 1.5 ulps: lo's
+    own rounding is 2**-24 of 2**-24. With --compensated-arguments, after compensate_sums."""
+    return form.replace(_inexact_exponent, _split_exponent)
 
 
 def group_powers(expr: sp.Expr) -> sp.Expr:

@@ -239,6 +239,50 @@ def test_cauchy_loss_where_the_square_overflows(load_module) -> None:
     )
 
 
+def test_generalized_norms_where_the_squares_overflow(load_module) -> None:
+    # (x**2 + y**2)**(3/8) and (x**2 + 1/16)**(-3/8) as powers of hypot: as written x**2 is
+    # inf beyond 1.8e19 (inf**(3/8) = inf, inf**(-3/8) = 0), where the truths are normal
+    # numbers (4.1e28 at x = y = 1e38, 3.2e-29 at x = 1e38). Exponents float32 holds; TF
+    # rounds others (stabilize.compensate_powers).
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module("(x**2 + y**2)**0.375", "norm38", ["x", "y"]).norm38
+    points = [(1e38, 1e38), (-1e25, 3.0), (2e19, -2e19), (0.5, -3.0), (1e-30, 2e-30)]
+    _check(fn, (x**2 + y**2) ** sp.Rational(3, 8), [x, y], points)
+    fn = load_module("(x**2 + 0.0625)**(-0.375)", "inverse_norm", ["x"]).inverse_norm
+    points = [(1e38,), (-3e20,), (2e9,), (0.5,), (-3.0,), (0.0,)]
+    _check(fn, (x**2 + sp.Rational(1, 16)) ** sp.Rational(-3, 8), [x], points)
+
+
+def test_difference_of_exponentials_where_they_cancel_or_overflow(load_module) -> None:
+    # exp(x) - exp(y) is inf - inf = NaN at x = 89, y = 88.999 (the truth is 4.5e35) and
+    # 2 ulps of e at x = 1 + 2**-22, y = 1, where the difference is 6.5e-7.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module("exp(x) - exp(y)", "exp_gap", ["x", "y"]).exp_gap
+    points = [
+        (89.0, 88.99900054931641),
+        (1 + 2**-22, 1.0),
+        (-3.0, -3.0 - 2**-21),
+        (100.0, 99.0),
+        (-100.0, 5.0),
+    ]
+    _check(fn, sp.exp(x) - sp.exp(y), [x, y], points)
+
+
+def test_hellinger_curvature_where_the_half_power_flushes(load_module) -> None:
+    # (sqrt(x) - sqrt(y))**2's d2/dx2 = sqrt(y)/(2*x**(3/2)): x**(3/2) flushes to 0 below
+    # 1e-26, inf where the truth is 2.9e36 at x = y = 1.7e-37. Divided step by step:
+    # (sqrt(y)/x)/(2*sqrt(x)).
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module("(sqrt(x) - sqrt(y))**2", "hellinger", ["x", "y"]).hellinger
+    points = [
+        (1.7201202e-37, 1.7201202e-37),
+        (3.5808743e-35, 3.5808743e-35),
+        (4.0, 9.0),
+        (1e30, 2.5),
+    ]
+    _check(fn, (sp.sqrt(x) - sp.sqrt(y)) ** 2, [x, y], points)
+
+
 def test_float64_inputs_beyond_float32s_range_are_not_clipped(load_module) -> None:
     # A regime's clip with no bound on one side was printed as float32's largest value:
     # float64 inputs beyond it were clipped, and (exp(x) - 1)/x's f'' at x = -1e300 came

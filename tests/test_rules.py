@@ -1138,6 +1138,44 @@ CASES: tuple[Case, ...] = (
         {x: (1e20,)},
         label="acosh",
     ),
+    # Any power that is not an integer, not only roots: the Charbonnier loss
+    # (x**2 + eps**2)**0.45 at x = 1e20 is inf**0.45 as written; the truth is 1.6e18.
+    # (Exponents float32 holds here: TF's pow rounds 0.9 to float32, 5 bits at 1e38, which
+    # compensate_powers mends.)
+    Case(
+        "hypot",
+        (x**2 + y**2) ** sp.Rational(3, 8),
+        hypot(x, y) ** sp.Rational(3, 4),
+        {x: (1e20, 1e30), y: (1e20, -1e25)},
+        label="power",
+    ),
+    Case(
+        "hypot",
+        (x**2 + sp.Rational(1, 10**6)) ** sp.Rational(-3, 8),
+        hypot(sp.Rational(1, 1000), x) ** sp.Rational(-3, 4),
+        {x: (1e20, -3e38)},
+        label="negative power",
+    ),
+    Case(
+        "hypot_where_nonnegative",
+        (x**2 + y) ** sp.Rational(3, 4),
+        sp.Piecewise(
+            (hypot(x, sp.sqrt(y)) ** sp.Rational(3, 2), y >= 0),
+            (ipow(x**2 + y, 1) ** sp.Rational(3, 4), True),
+        ),
+        {x: (1e20, -3e24), y: (2.0, 0.5)},
+        label="power",
+    ),
+    # exp(x) - exp(y) at x = 1 + 2**-22, y = 1: two roundings of e for a difference of 2
+    # ulps; at x = 89, y = 88.999 inf - inf, where the difference is 4.5e35.
+    Case(
+        "exp_difference",
+        sp.exp(x) - sp.exp(y),
+        -sp.Piecewise(
+            (mul_exp(-expm1(x - y), y), x <= y), (-mul_exp(-expm1(y - x), x), True)
+        ),
+        {x: (1 + 2**-22, 89.0, -3.0), y: (1.0, 88.99900054931641, -3.0 - 2**-21)},
+    ),
     # Three squares: 1e20**2 overflows; the norm is 1.7e20.
     Case(
         "hypot",
@@ -1274,6 +1312,15 @@ CASES: tuple[Case, ...] = (
         x / y**2,
         ipow(x / y, 1) / y,
         {x: (1e-30, 1e30), y: (1e-30, 1e30)},
+    ),
+    # A fractional power: sqrt(x)/y**(3/2) at x = y = 1.7e-37 is inf, where y**(3/2)
+    # flushes; the truth is 5.9e36 (the Hellinger distance's f'').
+    Case(
+        "divide_stepwise",
+        sp.sqrt(x) / y ** sp.Rational(3, 2),
+        ipow(sp.sqrt(x) / y, 1) / sp.sqrt(y),
+        {x: (1.7201202e-37, 3e-35), y: (1.7201202e-37, 1e-30)},
+        label="half power",
     ),
     # (1 + x)**1e6 at x = 1e-7: 1 + x rounds to 1 + 1.19e-7 and the power to 1.127; the truth
     # is 1.105 (exp(0.1)). log1p keeps x.
@@ -1467,6 +1514,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("xlogy", y * sp.log(x)),
     ("xlogy", x + 2 * sp.log(2)),  # a constant: 2*log(2) is 0*inf nowhere
     ("hypot", sp.sqrt(x**2 - y**2)),
+    ("exp_difference", sp.exp(x) + sp.exp(y)),
+    ("exp_difference", sp.exp(x) - 2 * sp.exp(y)),
+    ("hypot", (x**2 + y**2) ** 3),  # an integer power overflows where the truth does
+    ("hypot", (x**2 - y**2) ** sp.Rational(1, 3)),
     ("hypot", sp.sqrt(x**2 - 4 * y**2)),
     ("inverse_hyperbolic", sp.log(x + hypot(2, x))),
     ("inverse_hyperbolic", sp.log(y + hypot(1, x))),
@@ -1489,6 +1540,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # exp(+x**2) is no Gaussian: there is no inf * 0 to balance.
     ("balance_gaussian", x**2 * sp.exp(x**2)),
     ("divide_stepwise", x / y),
+    ("divide_stepwise", x / sp.sqrt(y)),
     ("distribute_quotient", (1 - x**2) / y),
     ("reflection_split", softplus(x) - t * y),
     ("log_of_ratio", sp.log(x + 1)),
