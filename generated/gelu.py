@@ -67,9 +67,8 @@ def gelu(x):
 
 @tf.custom_gradient
 def _gelu(x):
-    t1 = 0.5 * x
-    erfc = tf.math.erfc(-1.4142135623730951 * t1)
-    y = erfc * t1
+    erfc = tf.math.erfc(-0.7071067811865476 * x)
+    y = 0.5 * erfc * x
 
     def first_order_gradient(dy):
         @tf.custom_gradient

@@ -81,9 +81,8 @@ def _hypot_(x, y):
             d_y = _hypot_ratio(y, x)
 
             def second_order_gradient(dd_x, dd_y):
-                t1 = d_y / y_
-                d_x_x = d_y * t1
-                d_x_y = -d_x * t1
+                d_x_x = d_y * (d_y / y_)
+                d_x_y = -d_x * d_y / y_
                 d_y_y = d_x * (d_x / y_)
                 return tf.math.multiply_no_nan(d_x_x, dd_x) + tf.math.multiply_no_nan(
                     d_x_y, dd_y

@@ -79,11 +79,10 @@ def _logit(x):
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            t3 = 1.0 / x / x_minus_1
-            d_x = -t3
+            d_x = -1.0 / x / x_minus_1
 
             def second_order_gradient(dd_x):
-                d_x_x = t3 * ((t1 / x) / x_minus_1)
+                d_x_x = ((t1 / x) / x_minus_1) / x / x_minus_1
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

@@ -20,7 +20,7 @@ import sympy as sp
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from generator import primitives as prim
-from generator.printer import FLOAT32_MAX, ProductOrder, divide_in_place
+from generator.printer import FLOAT32_MAX, ProductOrder, cse_whole_products, divide_in_place
 
 FLOAT32_TINY = 1.1754944e-38
 _DPS = 40
@@ -1165,10 +1165,10 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
 
 
 def _cse(expr: sp.Expr) -> tuple[list[tuple[sp.Symbol, sp.Expr]], sp.Expr]:
-    """SymPy's cse, with reciprocals put back as divisions, as the module's (emit): with
-    x0 = 1/s, -x0*(1 + t)*(t - 1) at t = 1e21, s = 1e15 is -1e27, where the module's
-    -(1 + t)*(t - 1)/s overflows."""
-    replacements, reduced = sp.cse(expr, list=False)
+    """The module's cse (emit): products shared only whole (cse_whole_products), and
+    reciprocals put back as divisions: with x0 = 1/s, -x0*(1 + t)*(t - 1) at t = 1e21,
+    s = 1e15 is -1e27, where the module's -(1 + t)*(t - 1)/s overflows."""
+    replacements, (reduced,) = cse_whole_products([expr], sp.numbered_symbols("x"))
     replacements, (reduced,) = divide_in_place(replacements, [reduced])
     return replacements, reduced
 

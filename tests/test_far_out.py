@@ -283,6 +283,23 @@ def test_hellinger_curvature_where_the_half_power_flushes(load_module) -> None:
     _check(fn, (sp.sqrt(x) - sp.sqrt(y)) ** 2, [x, y], points)
 
 
+def test_gaussian_density_slope_where_the_exponential_flushes(load_module) -> None:
+    # d/dx of exp(-x**2/(2*s**2))/(s*sqrt(2*pi)) was judged as -c*(x/s)*(exp(...)/s)/s, 0
+    # where exp flushes; the module's CSE shared (x/s)/s with d/ds and computed
+    # (exp/s)*((x/s)/s) = 0*inf = NaN at x = 0.039, s = 1.6e-27 (truth 0). Products are now
+    # shared only whole, as the judge evaluates them.
+    x, s = sp.Symbol("x", real=True), sp.Symbol("s", real=True)
+    text = "exp(-x**2/(2*s**2))/(s*sqrt(2*pi))"
+    fn = load_module(text, "gauss_pdf", ["x", "s"]).gauss_pdf
+    points = [
+        (0.03925879, 1.6399424e-27),
+        (86.36364, 7.061097e-33),
+        (0.5, 2.0),
+        (-3.0, 2.0),
+    ]
+    _check(fn, sp.exp(-(x**2) / (2 * s**2)) / (s * sp.sqrt(2 * sp.pi)), [x, s], points)
+
+
 def test_float64_inputs_beyond_float32s_range_are_not_clipped(load_module) -> None:
     # A regime's clip with no bound on one side was printed as float32's largest value:
     # float64 inputs beyond it were clipped, and (exp(x) - 1)/x's f'' at x = -1e300 came
