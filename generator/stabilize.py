@@ -1325,7 +1325,19 @@ _REFLECTED_SIGN = {softplus: 1, sigmoid: -1}
 def _reflection_split(node: sp.Expr) -> sp.Expr | None:
     """a*f(u) + r = a*(g(u) +- f(-u)) + r where u > 0, for f = softplus or sigmoid, with the
     rest collected: softplus(z) - t*z at z = 3e5, t = 1 - 6e-8 is z - t*z, which cancels, and
-    softplus(-z) + z*(1 - t) does not; sigmoid(z) - t there is (1 - t) - sigmoid(-z)."""
+    softplus(-z) + z*(1 - t) does not; sigmoid(z) - t there is (1 - t) - sigmoid(-z).
+    Also a lone a*softplus(u) whose a*u is simpler than a and u (softplus with a sharpness,
+    softplus(k*x)/k, or a temperature, t*softplus(x/t)): a*u + a*softplus(-u) where u > 0,
+    which is x where k*x overflows; softplus(k*x)/k is inf there."""
+    if isinstance(node, sp.Mul):
+        coeff, rest = node.as_independent(softplus, as_Add=False)
+        if not isinstance(rest, softplus) or rest.args[0].is_number:
+            return None
+        u = rest.args[0]
+        multiple = sp.expand(coeff * u)
+        if sp.count_ops(multiple) >= sp.count_ops(coeff) + sp.count_ops(u):
+            return None
+        return sp.Piecewise((multiple + coeff * softplus(-u), u > 0), (node, True))
     if not isinstance(node, sp.Add):
         return None
     for term in node.args:

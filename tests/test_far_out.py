@@ -300,6 +300,16 @@ def test_gaussian_density_slope_where_the_exponential_flushes(load_module) -> No
     _check(fn, sp.exp(-(x**2) / (2 * s**2)) / (s * sp.sqrt(2 * sp.pi)), [x, s], points)
 
 
+def test_softplus_with_a_sharpness_where_the_product_overflows(load_module) -> None:
+    # log(1 + exp(k*x))/k is softplus(k*x)/k = inf/k where k*x overflows (x = k = 1e20); the
+    # value is x. Reflected where k*x > 0: x + softplus(-k*x)/k. (Far points with x below
+    # 1e20: SymPy's partials cancel to x*1e-60 at _check's 60 digits, which must flush.)
+    x, k = sp.Symbol("x", real=True), sp.Symbol("k", real=True)
+    fn = load_module("log(1 + exp(k*x))/k", "softplus_k", ["x", "k"]).softplus_k
+    points = [(1e20, 1e20), (1e15, 1e25), (2.0, 0.5), (-3.0, 2.0), (0.5, -4.0)]
+    _check(fn, sp.log(1 + sp.exp(k * x)) / k, [x, k], points)
+
+
 def test_float64_inputs_beyond_float32s_range_are_not_clipped(load_module) -> None:
     # A regime's clip with no bound on one side was printed as float32's largest value:
     # float64 inputs beyond it were clipped, and (exp(x) - 1)/x's f'' at x = -1e300 came

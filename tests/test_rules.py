@@ -1176,6 +1176,16 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1 + 2**-22, 89.0, -3.0), y: (1.0, 88.99900054931641, -3.0 - 2**-21)},
     ),
+    # Softplus with a sharpness: softplus(x*y)/y at x = y = 1e20 is inf/y; the value is x.
+    Case(
+        "reflection_split",
+        softplus(x * y) / y,
+        sp.Piecewise(
+            (x + softplus(-x * y) / y, x * y > 0), (softplus(x * y) / y, True)
+        ),
+        {x: (1e20, 3e30), y: (1e20, 1e10)},
+        label="scaled",
+    ),
     # Three squares: 1e20**2 overflows; the norm is 1.7e20.
     Case(
         "hypot",
@@ -1514,6 +1524,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("xlogy", y * sp.log(x)),
     ("xlogy", x + 2 * sp.log(2)),  # a constant: 2*log(2) is 0*inf nowhere
     ("hypot", sp.sqrt(x**2 - y**2)),
+    ("reflection_split", 2 * softplus(x)),
+    ("reflection_split", x * softplus(x * y)),
     ("exp_difference", sp.exp(x) + sp.exp(y)),
     ("exp_difference", sp.exp(x) - 2 * sp.exp(y)),
     ("hypot", (x**2 + y**2) ** 3),  # an integer power overflows where the truth does
