@@ -131,6 +131,12 @@ def derive(
         rules_of.setdefault(result, names)
         return result
 
+    def as_judged(form: sp.Expr) -> sp.Expr:
+        # With --compensated-arguments the module splits inexact exponents (compensate_powers,
+        # a lowering after the choice): candidates are judged so, not with TF's rounded
+        # exponent, which would have (x**2 + 1e-6)**0.45'' take a form that flushes at 1e31.
+        return compensate_powers(form) if compensated_arguments and not float64_inside else form
+
     def choose(candidates: list[sp.Expr], truth: sp.Expr) -> sp.Expr:
         for candidate in list(candidates):
             for variant, names in variants(candidate):
@@ -138,15 +144,15 @@ def derive(
                 candidates.append(variant)
         at_defaults: dict[sp.Expr, sp.Expr] = {}
         for candidate in candidates:
-            at_defaults.setdefault(candidate.xreplace(defaults), candidate)
+            at_defaults.setdefault(as_judged(candidate.xreplace(defaults)), candidate)
         truth_at = truth.xreplace(defaults)
         chosen = at_defaults[judge.best(list(at_defaults), truth_at, variables, domain, computed)]
-        if (judge.accuracy(chosen.xreplace(defaults), truth_at, variables, domain=domain) > judge.GOOD_BITS).any():
+        if (judge.accuracy(as_judged(chosen.xreplace(defaults)), truth_at, variables, domain=domain) > judge.GOOD_BITS).any():
             # Still bad somewhere: the REPAIRS' regimes, which cost a where, get their turn.
-            repaired = {chosen.xreplace(defaults): chosen}
+            repaired = {as_judged(chosen.xreplace(defaults)): chosen}
             for form, name in repairs(chosen):
                 rules_of.setdefault(form, (*rules_of.get(chosen, ()), name))
-                repaired.setdefault(form.xreplace(defaults), form)
+                repaired.setdefault(as_judged(form.xreplace(defaults)), form)
             if len(repaired) > 1:
                 chosen = repaired[judge.best(list(repaired), truth_at, variables, domain, computed)]
         # Report the rules behind the forms actually emitted, not every candidate's.
