@@ -266,6 +266,7 @@ def _widened_iv(fn: Callable[[object], object]) -> Callable[[object], object]:
 # exp(-2**(4.3e38))): reducing it modulo log(2) would take log(2) to 4.3e38 bits, and the
 # accuracy benchmark hung there. exp is then below or above every float by far.
 _EXP_FAR = mpmath.ldexp(1, 1100)
+_BELOW_EXP_FAR = mpmath.ldexp(1, -(2**1100))  # 2**-_EXP_FAR, above exp(-_EXP_FAR)
 
 
 def _exp_point(x: mpmath.mpf) -> mpmath.mpf:
@@ -309,7 +310,7 @@ def _exp(v: object) -> object:
         raise _Unsure
     if lo >= -_EXP_FAR:
         return _EXP_POINT(v)
-    upper = mpmath.ldexp(1, -int(_EXP_FAR)) if hi < -_EXP_FAR else _point(_exp_point, hi)
+    upper = _BELOW_EXP_FAR if hi < -_EXP_FAR else _point(_exp_point, hi)
     return _widened(mpmath.mpf(0), upper)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
+from sympy.simplify import cse_main
 from sympy.printing.str import StrPrinter
 
 from generator import primitives as prim
@@ -146,14 +147,19 @@ def cse_whole_products(exprs: list[sp.Expr], symbols: Iterator[sp.Symbol]) -> tu
     first is multiplied. The judge scores each partial alone, so such a part, shared with a
     sibling partial, had the module compute exp(-(x/s)**2/2)/s*((x/s)/s), inf*0 where the
     judged (x/s)*(exp/s)/s is 0 (the Gaussian density's slope at x = 0.039, s = 1.6e-27)."""
-    from sympy.simplify import cse_main
-
-    opt_subs = {
-        k: v
-        for k, v in cse_main.opt_cse(exprs, "canonical").items()
-        if not (isinstance(k, sp.Mul) and isinstance(v, cse_main.Unevaluated) and v.func is sp.Mul and v.args[0] is not sp.S.NegativeOne)
-    }
+    opt_subs = {k: v for k, v in cse_main.opt_cse(exprs, "canonical").items() if not _part_of_product(k, v)}
     return cse_main.tree_cse(exprs, symbols, opt_subs, "canonical", ())
+
+
+def _part_of_product(expr: sp.Expr, substitute: object) -> bool:
+    """Whether cse would compute the product `expr` from a part shared with another product
+    (its negation, -1 times the rest, is exact and stays)."""
+    return (
+        isinstance(expr, sp.Mul)
+        and isinstance(substitute, cse_main.Unevaluated)
+        and substitute.func is sp.Mul
+        and substitute.args[0] is not sp.S.NegativeOne
+    )
 
 
 def divide_in_place(

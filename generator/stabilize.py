@@ -2739,21 +2739,28 @@ def _power_of_two(c: sp.Expr) -> bool:
     return p & (p - 1) == 0 and q & (q - 1) == 0
 
 
-def _constant_error(c: sp.Expr) -> sp.Expr | None:
-    """What the dtype's value of the constant c lacks of c (the module writes c as a float64
-    literal, which float32 rounds again), by dtype: 0 for a number float32 holds; None for
-    one that is not a finite real."""
+def _exact_value(c: sp.Expr) -> mpmath.mpf | None:
+    """The constant c to 40 digits; None where it is not a finite real."""
     with mpmath.workdps(40):
         try:
             exact = mpmath.mpf(sp.N(c, 40))
         except TypeError:
             return None
-        if not mpmath.isfinite(exact):
-            return None
-        double = float(exact)
-        single = to_float32(double)
-        if exact == single:
-            return sp.Integer(0)
+        return exact if mpmath.isfinite(exact) else None
+
+
+def _constant_error(c: sp.Expr) -> sp.Expr | None:
+    """What the dtype's value of the constant c lacks of c (the module writes c as a float64
+    literal, which float32 rounds again), by dtype: 0 for a number float32 holds; None for
+    one that is not a finite real."""
+    exact = _exact_value(c)
+    if exact is None:
+        return None
+    double = float(exact)
+    single = to_float32(double)
+    if exact == single:
+        return sp.Integer(0)
+    with mpmath.workdps(40):
         return by_dtype(*(sp.Float(exact - v, 20) for v in (single, double)))
 
 
@@ -3077,22 +3084,18 @@ def _toward_zero(exact: mpmath.mpf) -> tuple[float, float]:
 
 
 def _split_exponent(node: sp.Expr) -> sp.Expr:
-    u, p = node.args
-    with mpmath.workdps(40):
-        exact = mpmath.mpf(sp.N(p, 40))
+    """split_power of a power u**p whose number p float32 does not hold; else `node`."""
+    if not (isinstance(node, sp.Pow) and node.base.free_symbols and node.exp.is_number and not node.exp.is_Integer):
+        return node
+    if node.exp in (sp.S.Half, -sp.S.Half):
+        return node  # a square root is correctly rounded (tf.math.sqrt, rsqrt)
+    exact = _exact_value(node.exp)
+    if exact is None or to_float32(float(exact)) == exact:
+        return node
+    with mpmath.workdps(40):  # abs() and - round to the working precision
         parts = _toward_zero(exact)
         lows = [sp.Float(exact - v, 20) for v in parts]
-    return split_power(u, p, by_dtype(*(sp.Float(v, 17) for v in parts)), by_dtype(*lows))
-
-
-def _inexact_exponent(node: sp.Expr) -> bool:
-    if not (isinstance(node, sp.Pow) and node.base.free_symbols and node.exp.is_number and not node.exp.is_Integer):
-        return False
-    if node.exp in (sp.S.Half, -sp.S.Half) or not node.exp.is_real:
-        return False  # a square root is correctly rounded (tf.math.sqrt, rsqrt)
-    with mpmath.workdps(40):
-        exact = mpmath.mpf(sp.N(node.exp, 40))
-        return bool(mpmath.isfinite(exact)) and to_float32(float(exact)) != exact
+    return split_power(node.base, node.exp, by_dtype(*(sp.Float(v, 17) for v in parts)), by_dtype(*lows))
 
 
 def compensate_powers(form: sp.Expr) -> sp.Expr:
@@ -3102,7 +3105,7 @@ def compensate_powers(form: sp.Expr) -> sp.Expr:
     pow(u, hi)*pow(u, lo), hi the dtype's p rounded toward 0 and lo = p - hi (of p's sign,
     so that at u = 0 and inf the factors are both 0 or both inf), is within 1.5 ulps: lo's
     own rounding is 2**-24 of 2**-24. With --compensated-arguments, after compensate_sums."""
-    return form.replace(_inexact_exponent, _split_exponent)
+    return form.replace(lambda n: isinstance(n, sp.Pow), _split_exponent)
 
 
 def group_powers(expr: sp.Expr) -> sp.Expr:

@@ -139,17 +139,25 @@ def mpmath_partials(expression, variables, order, points):
 TINY32 = float(np.finfo(np.float32).tiny)
 
 
-def test_xla_one_input_value_first_second(softplus):
-    @tf.function(jit_compile=True)
+def value_first_second(fn, jit):
+    """A tf.function (compiled with XLA if `jit`) of one input: fn, its first and its second
+    derivative, through nested tapes."""
+
+    @tf.function(jit_compile=jit)
     def derivatives(x):
         with tf.GradientTape() as outer:
             outer.watch(x)
             with tf.GradientTape() as inner:
                 inner.watch(x)
-                y = softplus(x)
+                y = fn(x)
             d1 = inner.gradient(y, x)
         return y, d1, outer.gradient(d1, x)
 
+    return derivatives
+
+
+def test_xla_one_input_value_first_second(softplus):
+    derivatives = value_first_second(softplus, jit=True)
     x = np.array([-100.0, -3.0, 0.0, 1.5, 30.0, 100.0], np.float32)
     got = derivatives(tf.constant(x))
     # the function really is compiled: XLA lowers it to HLO
@@ -224,20 +232,6 @@ def test_compensated_powers_under_graph_and_xla(gen_dir, jit):
     text = "(x**2 + 0.000001)**0.45"
     fn = load_generated(gen_dir, text, "charbonnier", ("x",), compensated_arguments=True)
     plain = load_generated(gen_dir, text, "charbonnier_plain", ("x",))
-
-    def derivatives(f):
-        @tf.function(jit_compile=jit)
-        def run(x):
-            with tf.GradientTape() as outer:
-                outer.watch(x)
-                with tf.GradientTape() as inner:
-                    inner.watch(x)
-                    v = f(x)
-                d1 = inner.gradient(v, x)
-            return v, d1, outer.gradient(d1, x)
-
-        return [t.numpy() for t in run(tf.constant(x))]
-
     x = np.array([6.1558614e37, -4.158403e31, 1e30, 2.5, -0.01, 1e-3], np.float32)
     with mpmath.workdps(50):
         truths = []
@@ -251,11 +245,11 @@ def test_compensated_powers_under_graph_and_xla(gen_dir, jit):
                     2 * p * s ** (p - 1) + 4 * p * (p - 1) * a * a * s ** (p - 2),
                 ]
             )
-    for k, values in enumerate(derivatives(fn)):
+    for k, values in enumerate(t.numpy() for t in value_first_second(fn, jit)(tf.constant(x))):
         for point, value, true in zip(x.tolist(), values, (float(t[k]) for t in truths)):
             if abs(true) >= TINY32 and not (k == 2 and 1e31 <= abs(point) <= 1e35):
                 assert abs(value - true) <= 4 * 2.0**-23 * abs(true), (k, point, value, true)
-    rounded = derivatives(plain)[0][0]
+    rounded = value_first_second(plain, jit)(tf.constant(x))[0].numpy()[0]
     assert abs(rounded - float(truths[0][0])) >= 16 * 2.0**-23 * abs(float(truths[0][0]))
 
 
@@ -327,19 +321,8 @@ def test_scaled_tails_survive_graph_rewrites(gen_dir, jit):
     Swish and both derivatives at x = -90, -89, -88 (normal numbers, -7.4e-38 to -5.2e-37;
     0 without the option) stay within 2 ulps of mpmath's under tf.function and XLA."""
     fn = load_generated(gen_dir, "x/(1 + exp(-x))", "swish_tails", ("x",), scaled_tails=True)
-
-    @tf.function(jit_compile=jit)
-    def derivatives(x):
-        with tf.GradientTape() as outer:
-            outer.watch(x)
-            with tf.GradientTape() as inner:
-                inner.watch(x)
-                v = fn(x)
-            d1 = inner.gradient(v, x)
-        return v, d1, outer.gradient(d1, x)
-
     x = np.array([-90.0, -89.0, -88.0, -91.5, -70.0], np.float32)
-    got = [t.numpy() for t in derivatives(tf.constant(x))]
+    got = [t.numpy() for t in value_first_second(fn, jit)(tf.constant(x))]
     with mpmath.workdps(50):
         for k, values in enumerate(got):
             for a, value in zip(x.tolist(), values):
