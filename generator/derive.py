@@ -132,10 +132,10 @@ def derive(
         return result
 
     def as_judged(form: sp.Expr) -> sp.Expr:
-        # With --compensated-arguments the module splits inexact exponents (compensate_powers,
-        # a lowering after the choice): candidates are judged so, not with TF's rounded
-        # exponent, which would have (x**2 + 1e-6)**0.45'' take a form that flushes at 1e31.
-        return compensate_powers(form) if compensated_arguments and not float64_inside else form
+        # The module splits inexact exponents (compensate_powers, a lowering after the
+        # choice): candidates are judged so, not with TF's rounded exponent, which would have
+        # (x**2 + 1e-6)**0.45'' take a form that flushes at 1e31.
+        return form if float64_inside else compensate_powers(form)
 
     def choose(candidates: list[sp.Expr], truth: sp.Expr) -> sp.Expr:
         for candidate in list(candidates):
@@ -267,6 +267,9 @@ def derive(
         if compensated != partials:
             fired.append("compensated_sum")
             partials = compensated
+    if not float64_inside:
+        # Exponents float32 does not hold (x**0.45, x**(1/3)), split in two: TF rounds the
+        # exponent to the input's dtype, up to 5 bits off at u = 1e38 (compensate_powers).
         compensated = {i: compensate_powers(e) for i, e in partials.items()}
         if compensated != partials:
             fired.append("split_power")

@@ -15,8 +15,7 @@ from generator import __version__
 from generator.derive import Derivation, Index
 from generator.model import Assignment, DocForm, Level, ModuleModel
 from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
-from generator.primitives import ipow
-from generator.printer import TFPrinter, constant_like, cse_whole_products, divide_in_place, math_text
+from generator.printer import TFPrinter, constant_like, cse_whole_products, divide_in_place, inline_trivial, math_text
 from generator.stabilize import REPAIRS, RULES, VARIANTS, compensate_arguments, precise_sigmoids, scale_tails
 
 _RULES_WHY = (*RULES, *VARIANTS, *REPAIRS, compensate_arguments, scale_tails, precise_sigmoids)
@@ -92,23 +91,7 @@ def build_model(
     flat: list[tuple[int, Index]] = [(k, idx) for k in range(order + 1) for idx in levels_idx[k]]
     exprs = [derivation.guarded.get(idx, derivation.partials[idx]) for _, idx in flat]
 
-    replacements, reduced = cse_whole_products(exprs, sp.numbered_symbols("_cse"))
-    # A constant is printed as a literal where it is used: a temporary holding a bare
-    # Python float would reach TF ops (and custom-gradient outputs) as float32. A temporary
-    # that only renames another (SymPy's cse leaves t11 = t10 where ipow(t10, 1) was) is
-    # that other.
-    inline: dict[sp.Symbol, sp.Expr] = {}
-    kept = []
-    for sym, sub in replacements:
-        sub = sub.xreplace(inline)
-        if isinstance(sub, ipow) and sub.args[1] == 1 and sub.args[0].is_Symbol:
-            sub = sub.args[0]
-        if sub.is_number or sub.is_Symbol:
-            inline[sym] = sub
-        else:
-            kept.append((sym, sub))
-    replacements = kept
-    reduced = [e.xreplace(inline) for e in reduced]
+    replacements, reduced = inline_trivial(*cse_whole_products(exprs, sp.numbered_symbols("_cse")))
     replacements, reduced = divide_in_place(replacements, reduced)
     replacements, reduced = _share_squares(replacements, reduced)
 

@@ -1118,13 +1118,23 @@ CASES: tuple[Case, ...] = (
         {x: (1e20, 3e30), y: (2.0, 0.5)},
         label="positive",
     ),
-    # A coefficient: (1e20)**2 overflows either way; the norm is 2.2e20.
+    # A coefficient: (1e20)**2 overflows either way; the norm is 2.2e20. The largest
+    # coefficient is taken out, so that no leg is larger than its input.
     Case(
         "hypot",
         sp.sqrt(x**2 + 4 * y**2),
-        hypot(x, 2 * y),
+        2 * hypot(x / 2, y),
         {x: (1e20,), y: (1e20,)},
         label="coefficient",
+    ),
+    # Barron's robust loss with alpha = 1/2, c = 1/2: as hypot(1, 1.63*x)**(1/2) the leg is
+    # inf beyond x = 2.1e38, where the truth is 2.3e19.
+    Case(
+        "hypot",
+        (sp.Rational(8, 3) * x**2 + 1) ** sp.Rational(1, 4),
+        (sp.Rational(8, 3)) ** sp.Rational(1, 4) * sp.sqrt(hypot(sp.sqrt(6) / 4, x)),
+        {x: (3e38, -1e20)},
+        label="coefficient power",
     ),
     # asinh after the hypot rule: at x = -1e4, -1e4 + hypot(1, -1e4) rounds to 0 and the log is
     # -inf; the truth is -9.9. acosh: at x = 1e20, x**2 overflows and the log is inf; truth 46.7.
@@ -1141,7 +1151,7 @@ CASES: tuple[Case, ...] = (
     # Any power that is not an integer, not only roots: the Charbonnier loss
     # (x**2 + eps**2)**0.45 at x = 1e20 is inf**0.45 as written; the truth is 1.6e18.
     # (Exponents float32 holds here: TF's pow rounds 0.9 to float32, 5 bits at 1e38, which
-    # compensate_powers mends.)
+    # compensate_powers, a lowering after the rules, mends.)
     Case(
         "hypot",
         (x**2 + y**2) ** sp.Rational(3, 8),
