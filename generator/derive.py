@@ -189,6 +189,10 @@ def derive(
             signed = [factored, *_conjugates(together), *_root_eliminations(together)]
             sources += [_SIGN_PRODUCT(e) for e in signed]
         forms = [stable(e) for e in dict.fromkeys(sources)]
+        # Expanded where that leaves fewer operations: a mixture's slope
+        # -x*(1 - s) + (3 - x)*s is 3*s - x, whose products of x cancel (inf - inf far out)
+        # as written.
+        forms += [e for e in map(_shorter_expanded, forms) if e is not None]
         if sp.count_ops(raw_form) > PULL_MAX_OPS:
             return forms
         # Each with the function factors its terms share pulled out, where the rules made
@@ -493,6 +497,14 @@ def _pulled(form: sp.Expr) -> sp.Expr | None:
     of sinc's second derivative next to its root)."""
     pulled = sp.factor_terms(form)
     return pulled if _calls(pulled) < _calls(form) else None
+
+
+def _shorter_expanded(form: sp.Expr) -> sp.Expr | None:
+    """`form` expanded, if that has fewer operations; else None."""
+    if sp.count_ops(form) > SIMPLIFY_MAX_OPS or form.has(sp.Piecewise):
+        return None
+    expanded = sp.expand(form, power_exp=False, power_base=False, log=False, multinomial=False)
+    return expanded if sp.count_ops(expanded) < sp.count_ops(form) else None
 
 
 def _max_power(expr: sp.Expr) -> int:

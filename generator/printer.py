@@ -64,6 +64,7 @@ EXP_FORMS: dict[type, str] = {
 # SymPy function class -> helper defined in the generated module (templates/helpers.py.j2).
 HELPERS: dict[type, str] = {
     prim.logaddexp: "_logaddexp",
+    prim.log_mix: "_log_mix",
     prim.log1mexp: "_log1mexp",
     prim.hypot: "_hypot",
     prim.hypot_ratio: "_hypot_ratio",
@@ -248,6 +249,29 @@ class ProductOrder:
             return f"-{rest}"
         return f"{self._print_number(coeff)} * {rest}"
 
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
+        # A number is added last to a sum of two inputs or more: c + y - x at x = y = 1e30
+        # is (c + y) - x = 0, where (y - x) + c is c (the slopes of a weighted log-sum-exp,
+        # sigmoid(log(7/3) + y - x)). SymPy puts the number first. Only inputs (times
+        # numbers): over the float range they are mostly far larger or smaller than c; a
+        # term near c in size (1 - sigmoid(x) - t) is better with c first.
+        args = expr.args
+        if len(args) > 2 and args[0].is_number and all(a.as_coeff_Mul()[1].is_Symbol for a in args[1:]):
+            expr = sp.Add(*args[1:], args[0], evaluate=False)
+        return super()._print_Add(expr, order)
+
+
+def _bounded_argument(u: sp.Expr) -> bool:
+    """Whether u is an input (times a number of size at most 1) plus numbers: finite where
+    the inputs are (c + x rounds to x far out), so never an infinity."""
+    terms = [t for t in sp.Add.make_args(u) if not t.is_number]
+    if len(terms) > 1:
+        return False
+    if not terms:
+        return True
+    coeff, rest = terms[0].as_coeff_Mul()
+    return rest.is_Symbol and abs(coeff) <= 1
+
 
 class TFPrinter(ProductOrder, StrPrinter):
     """SymPy expression -> TensorFlow code over named tensors."""
@@ -346,6 +370,10 @@ class TFPrinter(ProductOrder, StrPrinter):
         if func in EXP_FORMS:
             u = expr.args[0]
             return EXP_FORMS[func].format(u=self._print(u), minus_u=self._print(-u))
+        if func is prim.logaddexp and not all(map(_bounded_argument, expr.args)):
+            # An argument that can overflow (-x**2/2 at x = 1e20) can make both -inf.
+            self.helpers.add("_logaddexp_any")
+            return f"_logaddexp_any({self._print_args(expr)})"
         if func in HELPERS:
             self.helpers.add(HELPERS[func])
             self.helpers.update(HELPER_PARTNERS.get(HELPERS[func], ()))

@@ -40,6 +40,7 @@ from generator.primitives import (
     lift,
     log1mexp,
     log1p,
+    log_mix,
     logaddexp,
     logcosh,
     lowered,
@@ -180,14 +181,52 @@ def _log_argument(node: sp.Expr) -> sp.Expr | None:
 
 
 def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
-    """log(exp(a) + exp(b) + ...) -> logaddexp(a, b, ...) (1 counts as exp(0)); log1p too."""
+    """log(exp(a) + exp(b) + ...) -> logaddexp(a, b, ...) (1 counts as exp(0)); log1p too.
+    Also with positive numbers as weights, c*exp(a) as exp(a + log(c)), a number c as
+    exp(log(c)), and a positive number times the sum taken into its terms: a mixture's
+    log-likelihood log(0.3*exp(-x**2/2) + 0.7*exp(-(x - 3)**2/2)) was -inf beyond x = 16,
+    where both terms underflow (the truth is about -85 at x = 16)."""
     argument = _log_argument(node)
+    if isinstance(argument, sp.Mul):
+        scale, total = argument.as_independent(*argument.free_symbols, as_Add=False)
+        if not (isinstance(total, sp.Add) and scale.is_positive):
+            return None
+        argument = sp.Add(*(scale * t for t in total.args), evaluate=False)
     if not isinstance(argument, sp.Add):
         return None
     args = [_exp_arg(t) for t in argument.args]
-    if None in args or args.count(0) > 1:
+    if None in args:
+        args = [_weighted_exp_arg(t) for t in argument.args]
+        if None in args:
+            return None
+        if len(args) == 2:
+            # Two weights: their sum's log and a mixture of the two, which does not cancel
+            # where the result is near 0 as the weights' logs in the arguments do (the
+            # log-mean-exp log((exp(x) + exp(y))/2) at x = y = 8e-10).
+            (a, wa), (b, wb) = (_weight_and_exponent(t) for t in sorted(argument.args, key=sp.default_sort_key))
+            total = wa + wb
+            return sp.log(total) + log_mix(a, b, wa / total)
+    if args.count(0) > 1:
         return None
     return _log_sum_exp(args)
+
+
+def _weight_and_exponent(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(u, c) for a term c*exp(u) or a number c (u = 0) that _weighted_exp_arg accepted."""
+    if term.is_number:
+        return sp.Integer(0), term
+    weight, rest = term.as_independent(*term.free_symbols, as_Add=False)
+    return (rest.args[0], weight) if isinstance(rest, sp.exp) else (sp.Integer(0), term)
+
+
+def _weighted_exp_arg(term: sp.Expr) -> sp.Expr | None:
+    """u + log(c) for c*exp(u), c a positive number; log(c) for a positive number c; else None."""
+    if term.is_number:
+        return sp.log(term) if term.is_positive else None
+    weight, rest = term.as_independent(*term.free_symbols, as_Add=False)
+    if isinstance(rest, sp.exp) and weight.is_positive:
+        return rest.args[0] + sp.log(weight)
+    return None
 
 
 def _logaddexp_less_argument(node: sp.Expr) -> sp.Expr | None:
@@ -736,7 +775,8 @@ def _erfc_and_exp(node: sp.Expr) -> sp.Expr | None:
 
 
 def _log_of_erfc(node: sp.Expr) -> sp.Expr | None:
-    """log(c*erfc(u)), c > 0 a number (also log(c*(1 +- erf(w))), which is log(c*erfc(-+w))),
+    """log(c*erfc(u)), c > 0 a number (also log(c*(1 +- erf(w))), which is log(c*erfc(-+w)),
+    and log(c*erf(u)), log1p(-erfc(u)) + log(c) for u > 1/2),
     in three parts: -u**2 - log(sqrt(pi)*mills(u)) + log(c) for u > 1, where erfc underflows
     (from u = 9.2 in float32, log(0) = -inf; the log is about -u**2); log1p(-erfc(-u)/2) +
     log(2c) for u < -1, where erfc(u) = 2 - erfc(-u) rounds to 2 (log(erfc(u)/2), the log of
@@ -750,6 +790,13 @@ def _log_of_erfc(node: sp.Expr) -> sp.Expr | None:
         return None
     if isinstance(arg, sp.erfc):
         u = arg.args[0]
+    elif isinstance(arg, sp.erf):
+        # log(erf(u)), real for u > 0: erf rounds to 1 where the log is -erfc(u) (0 for u
+        # in [3.8, 9.1], where the truth is -8.5e-8 to -7.9e-38), and loses bits between.
+        u = arg.args[0]
+        if u.is_number:
+            return None
+        return sp.Piecewise((sp.log(c) + log1p(-erfc(u)), u > sp.Rational(1, 2)), (sp.log(c) + sp.log(ipow(arg, 1)), True))
     else:
         found = _beside_one(arg, 1, lambda t: isinstance(t, sp.erf) or isinstance(-t, sp.erf))
         if found is None or found[1] != 0:

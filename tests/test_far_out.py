@@ -1041,3 +1041,23 @@ def test_scaled_tails_keep_multiply_no_nan_guards(load_module) -> None:
     fn = load_module("(1 + x**2)*log(1 + exp(-3*x))", "tail", ["x"], scaled_tails=True)
     points = [(v,) for v in (-5.0, 1.5, 20.0, 26.0, 28.0, 32.58503, 36.27974, 40.0)]
     _check(fn.tail, (1 + x**2) * sp.log(1 + sp.exp(-3 * x)), [x], points)
+
+
+def test_mixtures_where_their_parts_underflow(load_module) -> None:
+    # A two-part Gaussian mixture's log density (less a constant): as written both parts
+    # underflow beyond x = 16 (log(0) = -inf; the truth at x = 20 is -146.1) and the slope
+    # is inf/inf = NaN from x = 28.8. As log_mix of the two exponents it is finite, and -inf
+    # (not NaN) at x = 1e20, where -x**2/2 overflows and the truth does too.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    text = "log(0.3*exp(-x**2/2) + 0.7*exp(-(x - 3)**2/2))"
+    fn = load_module(text, "mixture", ["x"]).mixture
+    truth = sp.log(
+        sp.Rational(3, 10) * sp.exp(-(x**2) / 2)
+        + sp.Rational(7, 10) * sp.exp(-((x - 3) ** 2) / 2)
+    )
+    points = [(v,) for v in (-20.0, -14.0, 1.5, 20.0, 30.0, 100.0, 1e20)]
+    _check(fn, truth, [x], points)
+    # The log-mean-exp at x = y = 8e-10 is 8e-10: logaddexp(x - log(2), y - log(2)) was 0.
+    fn = load_module("log((exp(x) + exp(y))/2)", "log_mean_exp", ["x", "y"]).log_mean_exp
+    points = [(8e-10, 8e-10), (-3e-12, 1e-12), (-100.0, -100.0), (100.0, -50.0), (2.5, 2.0)]
+    _check(fn, sp.log((sp.exp(x) + sp.exp(y)) / 2), [x, y], points)

@@ -40,6 +40,7 @@ from generator.primitives import (
     lgamma_diff,
     log1mexp,
     log1p,
+    log_mix,
     logaddexp,
     logcosh,
     mills,
@@ -144,6 +145,38 @@ CASES: tuple[Case, ...] = (
     ),
     # Written with log1p, as users write softplus too: log1p(inf) = inf; the truth is 100.
     Case("log_sum_exp", log1p(sp.exp(x)), softplus(x), {x: (100.0,)}, label="log1p"),
+    # Positive weights: log(2 + exp(x)) is log(inf) at x = 100 (truth 100); a two-part
+    # mixture is log(0) = -inf where both parts underflow (truth -100 at x = y = -100), and
+    # the log-mean-exp as logaddexp(x - log(2), y - log(2)) is 0 at x = y = 8e-10, where
+    # log_mix's max(x, y) + log1p(expm1(-|x - y|)/2) is 8e-10.
+    Case(
+        "log_sum_exp",
+        sp.log(2 + sp.exp(x)),
+        sp.log(3) + log_mix(0, x, sp.Rational(2, 3)),
+        {x: (100.0,)},
+        label="weight",
+    ),
+    Case(
+        "log_sum_exp",
+        log1p(2 * sp.exp(x)),
+        sp.log(3) + log_mix(0, x, sp.Rational(1, 3)),
+        {x: (100.0,)},
+        label="weight log1p",
+    ),
+    Case(
+        "log_sum_exp",
+        sp.log(sp.Rational(3, 10) * sp.exp(x) + sp.Rational(7, 10) * sp.exp(y)),
+        log_mix(x, y, sp.Rational(3, 10)),
+        {x: (-100.0, 100.0), y: (-100.0, 100.0)},
+        label="mixture",
+    ),
+    Case(
+        "log_sum_exp",
+        sp.log((sp.exp(x) + sp.exp(y)) / 2),
+        log_mix(x, y, sp.Rational(1, 2)),
+        {x: (8e-10, -100.0), y: (8e-10, -100.0)},
+        label="mean",
+    ),
     # 1 - exp(-1e-8) rounds to 0 in float32: log(0) = -inf; the truth is log(1e-8) = -18.4.
     Case("log1mexp", sp.log(1 - sp.exp(-x)), log1mexp(x), {x: (1e-8,)}),
     # -expm1(-20) rounds to 1: log is 0, the truth -2.1e-9; expm1(100) overflows: log(inf),
@@ -1060,6 +1093,15 @@ CASES: tuple[Case, ...] = (
         {x: (5.0, -10.0)},
         label="cdf",
     ),
+    # log(erf(x)): erf rounds to 1 from x = 3.8, log(1) = 0 where the truth is -8.5e-8 (and
+    # -1.5e-12 at x = 5), and loses bits below; log1p(-erfc(x)) does not.
+    Case(
+        "log_erfc",
+        sp.log(sp.erf(x)),
+        sp.Piecewise((log1p(-erfc(x)), x > sp.Rational(1, 2)), (sp.log(ipow(sp.erf(x), 1)), True)),
+        {x: (3.8, 5.0)},
+        label="erf",
+    ),
     # (1e20)**2 overflows: sqrt(inf) = inf; (1e-25)**2 underflows: sqrt(0) = 0.
     Case(
         "hypot",
@@ -1506,11 +1548,10 @@ CASES: tuple[Case, ...] = (
 
 # Shapes that look like a rule's but are not: the rule must return them unchanged.
 NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
-    ("log_sum_exp", sp.log(2 + sp.exp(x))),
     ("log_sum_exp", sp.log(sp.exp(x) - sp.exp(y))),
+    ("log_sum_exp", sp.log(sp.Rational(3, 10) * sp.exp(x) - sp.Rational(7, 10) * sp.exp(y))),
     ("log1mexp", sp.log(1 + sp.exp(-x))),
     ("log1mexp", sp.log(1 - 2 * sp.exp(-x))),
-    ("log_sum_exp", log1p(2 * sp.exp(x))),
     ("log_sum_exp", log1p(sp.exp(x) - sp.exp(y))),
     ("sigmoid", 1 / (2 + sp.exp(x))),
     ("softmax", sp.exp(x) / (sp.exp(y) + sp.exp(2 * y))),
