@@ -1325,13 +1325,29 @@ def _root_of_product(node: sp.Expr) -> sp.Expr | None:
 
 
 # log1mexp_of_product takes the logs apart below this size of the product, where
-# log1mexp(u) = log(u) - u/2 + u**2/24 - ... is log(u) - u/2 to far below an ulp of it.
-LOG1MEXP_NEAR = sp.Integer(2) ** -20
+# log1mexp(u) = log(u) + S(u), S(u) = log((1 - exp(-u))/u) = -u/2 + u**2/24 - u**4/2880 + ...
+# (Bernoulli numbers), its Taylor polynomial to u**22 within 2**-60 of S for u < 1. With
+# S as -u/2 alone the threshold was 2**-20, and the derivatives of log1mexp(exp(x)) (the
+# complementary log-log link) cancelled above it: f'' 18 bits off at x = -12.
+LOG1MEXP_NEAR = sp.Integer(1)
+_LOG1MEXP_TERMS = 22
+
+
+def _log1mexp_series(u: sp.Expr) -> sp.Expr:
+    """S(u) = log1mexp(u) - log(u) as its Taylor polynomial at 0 (polyval)."""
+    return polyval(_log1mexp_coefficients(), u)
+
+
+@functools.cache
+def _log1mexp_coefficients() -> sp.Tuple:
+    t = sp.Dummy("t", positive=True)
+    series = sp.series(sp.log((1 - sp.exp(-t)) / t), t, 0, _LOG1MEXP_TERMS + 1).removeO()
+    return sp.Tuple(*(series.coeff(t, k) for k in range(_LOG1MEXP_TERMS, -1, -1)))
 
 
 def _log1mexp_of_product(node: sp.Expr) -> sp.Expr | None:
-    """log1mexp(c*b1**k1*b2**k2*...) as log|c| + k1*log|b1| + ... - u/2 where the product u is
-    below 2**-20: u flushes to 0 where its log need not (the Weibull log-CDF
+    """log1mexp(c*b1**k1*b2**k2*...) as log|c| + k1*log|b1| + ... + S(u) where the product u is
+    below 1 (S: LOG1MEXP_NEAR): u flushes to 0 where its log need not (the Weibull log-CDF
     log(1 - exp(-(x/l)**k)) at x = 1e-10, k = 5 is log(0) = -inf; the truth is -115)."""
     if not isinstance(node, log1mexp):
         return None
@@ -1341,7 +1357,7 @@ def _log1mexp_of_product(node: sp.Expr) -> sp.Expr | None:
     inputs = [(b, e) for b, e in factors if b.free_symbols or e.free_symbols]
     if coeff == 0 or not inputs or (len(inputs) == 1 and inputs[0][1] == 1):
         return None  # no product or power to flush: log1mexp(x) keeps x
-    return sp.Piecewise((_log_abs_product(u) - u / 2, (u >= 0) & (u < LOG1MEXP_NEAR)), (node, True))
+    return sp.Piecewise((_log_abs_product(u) + _log1mexp_series(u), (u >= 0) & (u < LOG1MEXP_NEAR)), (node, True))
 
 
 def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
@@ -2551,7 +2567,7 @@ VARIANTS: tuple[Rule, ...] = (
     ),
     Rule(
         "log1mexp_of_product",
-        "log1mexp(u) for a product u of powers: u flushes to 0 where the log need not; below 2**-20, the sum of the factors' logs less u/2 does not",
+        "log1mexp(u) for a product u of powers: u flushes to 0 where the log need not; below 1, the sum of the factors' logs plus a series in u does not",
         _log1mexp_of_product,
     ),
     Rule(

@@ -1061,3 +1061,14 @@ def test_mixtures_where_their_parts_underflow(load_module) -> None:
     fn = load_module("log((exp(x) + exp(y))/2)", "log_mean_exp", ["x", "y"]).log_mean_exp
     points = [(8e-10, 8e-10), (-3e-12, 1e-12), (-100.0, -100.0), (100.0, -50.0), (2.5, 2.0)]
     _check(fn, sp.log((sp.exp(x) + sp.exp(y)) / 2), [x, y], points)
+
+
+def test_cloglog_slopes_where_the_series_serves(load_module) -> None:
+    # The complementary log-log link log(1 - exp(-exp(x))) is log(u) + S(u), u = exp(x),
+    # below u = 1 (S a Taylor polynomial): its f'' as written below there,
+    # (u/expm1(u))*(1 - u*exp(u)/expm1(u)), cancels (18 bits off at x = -12 with the
+    # series below 2**-20 only).
+    x = sp.Symbol("x", real=True)
+    fn = load_module("log(1 - exp(-exp(x)))", "cloglog", ["x"]).cloglog
+    points = [(v,) for v in (-30.0, -12.0, -9.1, -4.0, -0.9, -0.1, 0.5, 3.0)]  # 60 digits hold -30
+    _check(fn, sp.log(1 - sp.exp(-sp.exp(x))), [x], points, tol=8e-7)  # 6 ulps: 3.3 at -9.1
