@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -61,9 +62,10 @@ def header_line() -> str:
     return f"{HEADER_PREFIX}{__version__}. {HEADER_MARK}."
 
 
-def plan(config: Config) -> Plan:
-    """Generate every source, compare with the output directory, and say what would change."""
-    sources = _generate_all(config)
+def plan(config: Config, jobs: int = 1) -> Plan:
+    """Generate every source (in `jobs` processes), compare with the output directory, and
+    say what would change."""
+    sources = _generate_all(config, jobs)
     if config.output.exists() and not config.output.is_dir():
         raise GeneratorError(f"{config.path}: tool.generator.output: {config.output} is not a directory")
     changes: list[Change] = []
@@ -111,9 +113,9 @@ def apply(the_plan: Plan) -> list[Path]:
     return sorted(written)
 
 
-def build(config: Config) -> list[Path]:
+def build(config: Config, jobs: int = 1) -> list[Path]:
     """Generate the package and write what changed; returns the sorted list of files written."""
-    return apply(plan(config))
+    return apply(plan(config, jobs))
 
 
 def describe(the_plan: Plan, *, dry_run: bool) -> Iterator[str]:
@@ -153,12 +155,50 @@ def diff(the_plan: Plan) -> str:
     return "".join(chunks)
 
 
-def _generate_all(config: Config) -> dict[Path, str]:
-    sources: dict[Path, str] = {}
-    for function in config.functions:
-        sources[config.output / f"{function.name}.py"] = generate_function(config, function)
+def _generate_all(config: Config, jobs: int = 1) -> dict[Path, str]:
+    functions = list(config.functions)
+    if jobs > 1 and len(functions) > 1:
+        texts = _generate_in_processes(config, functions, min(jobs, len(functions)))
+    else:
+        texts = [generate_function(config, function) for function in functions]
+    sources = {config.output / f"{function.name}.py": text for function, text in zip(functions, texts)}
     sources[config.output / INIT] = _package_init(config)
     return sources
+
+
+def _generate_in_processes(config: Config, functions: list[FunctionConfig], workers: int) -> list[str]:
+    """Each function's source, generated in `workers` processes, in config order. Every
+    function is generated first; then the first error in config order is raised, as
+    one process would (generation is deterministic: the same bytes either way)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork: the workers start with SymPy and the generator imported (spawn re-imports them,
+    # about a second each). Not from a process that has TensorFlow (a test run, a notebook):
+    # its threads do not survive a fork.
+    forkable = "fork" in multiprocessing.get_all_start_methods() and "tensorflow" not in sys.modules
+    method = "fork" if forkable else "spawn"
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
+        outcomes = list(pool.map(_outcome, [(config, function) for function in functions]))
+    for outcome in outcomes:
+        if isinstance(outcome, GeneratorError):
+            raise outcome
+    return outcomes
+
+
+def _outcome(job: tuple[Config, FunctionConfig]) -> str | GeneratorError:
+    """generate_function's source, or the GeneratorError it raised, rebuilt so that it
+    crosses the process boundary whole (pickling an exception keeps only its args)."""
+    try:
+        return generate_function(*job)
+    except GeneratorError as exc:
+        return _PicklableError(exc.message, exc.source, exc.column)
+
+
+class _PicklableError(GeneratorError):
+    def __init__(self, message: str, source: str | None = None, column: int | None = None) -> None:
+        super().__init__(message, source=source, column=column)
+        self.args = (message, source, column)
 
 
 def generate_function(config: Config, function: FunctionConfig) -> str:

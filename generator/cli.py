@@ -79,6 +79,19 @@ def _name_list(option: str) -> Callable[[str], tuple[str, ...]]:
 _vars = _name_list("--vars")
 
 
+def _positive_int(option: str) -> Callable[[str], int]:
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{option} must be a positive integer, got {text!r}")
+        return value
+
+    return convert
+
+
 def _param(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
@@ -178,6 +191,13 @@ def build_build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, metavar="PATH", help="the pyproject.toml to read")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
     parser.add_argument("--diff", action="store_true", help="write nothing; print unified diffs")
+    parser.add_argument(
+        "--jobs",
+        type=_positive_int("--jobs"),
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="generate in N processes (default: one per CPU, here %(default)s); the output is the same",
+    )
     return parser
 
 
@@ -218,7 +238,7 @@ def _build(argv: Sequence[str]) -> int:
 
     args = build_build_parser().parse_args(list(argv))
     _load_numpy()
-    plan = build.plan(load_config(args.config))
+    plan = build.plan(load_config(args.config), args.jobs)
     dry_run = args.check or args.diff
     if args.diff:
         sys.stdout.write(build.diff(plan))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -168,6 +169,29 @@ def test_a_failing_function_writes_nothing(project: Path, capsys) -> None:
     assert not (project / "pkg").exists()
 
 
+def test_processes_give_the_same_files_and_the_same_first_error(project: Path, capsys) -> None:
+    """--jobs: the functions are generated in several processes, with the same bytes as in
+    one, and a failing function is reported as one process would (the first in config
+    order), with nothing written."""
+    (project / "pyproject.toml").write_text(PROJECT + THIRD, encoding="utf-8")
+    pkg = project / "pkg"
+    assert run(capsys, project, "--jobs", "1")[0] == 0
+    alone = snapshot(pkg)
+    for path in pkg.iterdir():
+        path.unlink()
+    assert run(capsys, project, "--jobs", "3")[0] == 0
+    assert snapshot(pkg) == alone
+    broken = '\n[[tool.generator.functions]]\nname = "broken"\nexpr = "log(x"\n'
+    (project / "pyproject.toml").write_text(PROJECT + broken + THIRD + broken.replace("broken", "later"), encoding="utf-8")
+    shutil.rmtree(pkg)
+    errors = [run(capsys, project, "--jobs", jobs)[1:] for jobs in ("1", "2")]
+    assert errors[0] == errors[1]
+    assert "(broken)" in errors[0][1] and "later" not in errors[0][1]
+    assert not pkg.exists()
+    code, _, err = run(capsys, project, "--jobs", "0")
+    assert code == 2 and "--jobs must be a positive integer" in err
+
+
 def test_removed_function_module_is_deleted_other_files_are_kept(project: Path, capsys) -> None:
     pyproject = project / "pyproject.toml"
     pyproject.write_text(PROJECT + THIRD, encoding="utf-8")
@@ -193,7 +217,7 @@ def test_removed_function_module_is_deleted_other_files_are_kept(project: Path, 
 
 
 def test_a_crash_exits_123_not_1(project: Path, capsys, monkeypatch) -> None:
-    def crash(config: object) -> None:
+    def crash(config: object, jobs: int = 1) -> None:
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(build, "plan", crash)
