@@ -377,6 +377,19 @@ def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(big > 0, ratio, np.zeros_like(ratio))
 
 
+def _hypot_ratio_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # As the printed helper: a - b first (halves where the larger magnitude exceeds 1), over
+    # the larger magnitude, over the scaled hypot; 0 at a = b = 0.
+    a, b = _floats(a, b)
+    big = np.maximum(np.abs(a), np.abs(b))
+    safe = np.where(big > 0, big, np.ones_like(big))
+    large = big > 1
+    half = np.asarray(0.5, dtype=big.dtype)
+    gap = np.where(large, half * a - half * b, a - b) / np.where(large, half * safe, safe)
+    ratio = gap / np.sqrt(np.square(a / safe) + np.square(b / safe))
+    return np.where(big > 0, ratio, np.zeros_like(ratio))
+
+
 def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     # As the printed helper: exp(u/2) twice, so a representable product never passes through
     # exp(u). u is held where exp(u/2) is finite, so the product is 0 where c is 0
@@ -568,6 +581,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "xlogy": _xlogy,
     "hypot": _np.hypot,
     "hypot_ratio": _hypot_ratio,
+    "hypot_ratio_gap": _hypot_ratio_gap,
     "logcosh": _logcosh,
     "log1p": _np.log1p,
     # As the printer emits them (printer.EXP_FORMS): from exp, not np.cosh/np.sinh.
@@ -1403,6 +1417,7 @@ OP_COST: dict[str, float] = {
     "logcosh": 6.0,
     "hypot": 4.0,
     "hypot_ratio": 5.0,
+    "hypot_ratio_gap": 7.0,
     "xlogy": 2.0,
     "clip": 1.0,
     "away": 2.0,

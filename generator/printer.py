@@ -68,6 +68,7 @@ HELPERS: dict[type, str] = {
     prim.log1mexp: "_log1mexp",
     prim.hypot: "_hypot",
     prim.hypot_ratio: "_hypot_ratio",
+    prim.hypot_ratio_gap: "_hypot_ratio_gap",
     prim.logcosh: "_logcosh",
     prim.mul_exp: "_mul_exp",
     prim.exp_finite: "_exp_finite",

@@ -33,6 +33,7 @@ from generator.primitives import (
     expm1,
     hypot,
     hypot_ratio,
+    hypot_ratio_gap,
     ipow,
     lbeta,
     lgamma,
@@ -675,6 +676,26 @@ def _hypot_less_leg(
     return None
 
 
+def _hypot_ratio_squares(node: sp.Expr) -> sp.Expr | None:
+    """c*hypot_ratio(a, b)**2 - c*hypot_ratio(b, a)**2 = c*(a - b)*(a + b)/h**2 as
+    c*hypot_ratio_gap(a, b)*hypot_ratio_gap(a, -b): the ratios are rounded before they are
+    squared and subtracted, so the difference cancels where |a| is near |b| (atan2(y, x)'s
+    d2f/dxdy 13-16 bits off at x = 0.7, y = -0.70001)."""
+    if not isinstance(node, sp.Add):
+        return None
+    squares: dict[tuple[sp.Expr, sp.Expr], tuple[sp.Expr, sp.Expr]] = {}
+    for term in node.args:
+        coeff, rest = term.as_coeff_Mul()
+        if isinstance(rest, sp.Pow) and rest.exp == 2 and isinstance(rest.base, hypot_ratio):
+            squares[tuple(rest.base.args)] = (coeff, term)
+    for (a, b), (coeff, term) in squares.items():
+        other = squares.get((b, a))
+        if other is not None and other[0] == -coeff and coeff.is_positive:
+            rest = [t for t in node.args if t is not term and t is not other[1]]
+            return sp.Add(*rest) + coeff * hypot_ratio_gap(a, b) * hypot_ratio_gap(a, -b)
+    return None
+
+
 def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
     """hypot(c, u) - c = u**2/(hypot(c, u) + c): no cancellation near u = 0. Also with more
     legs, which nest with the number innermost: hypot(hypot(c, u), v) - c = w**2/(h + c)
@@ -1177,6 +1198,11 @@ RULES: tuple[Rule, ...] = (
         "u/hypot(u, v) is 0 where hypot overflows and the ratio is not; hypot_ratio scales first",
         _leg_over_hypot,
         top_down=True,
+    ),
+    Rule(
+        "hypot_ratio_gap",
+        "hypot_ratio(a, b)**2 - hypot_ratio(b, a)**2 cancels where |a| is near |b|; (a - b)/h*(a + b)/h, each difference taken first, does not",
+        _hypot_ratio_squares,
     ),
     Rule("sign_product", "u*sign(u) is |u|, which cancels exactly against the |u| beside it", _sign_product),
     Rule("hypot_minus_const", "hypot(c, u) - c cancels near u = 0", _hypot_minus_one),

@@ -1072,3 +1072,18 @@ def test_cloglog_slopes_where_the_series_serves(load_module) -> None:
     fn = load_module("log(1 - exp(-exp(x)))", "cloglog", ["x"]).cloglog
     points = [(v,) for v in (-30.0, -12.0, -9.1, -4.0, -0.9, -0.1, 0.5, 3.0)]  # 60 digits hold -30
     _check(fn, sp.log(1 - sp.exp(-sp.exp(x))), [x], points, tol=8e-7)  # 6 ulps: 3.3 at -9.1
+
+
+
+def test_hypot_ratio_gap_through_tensorflow(load_module) -> None:
+    # x/sqrt(x**2 + y**2)'s d2f/dxdy holds (x**2 - y**2)/h**2 as hypot_ratio_gap(x, y) *
+    # hypot_ratio_gap(x, -y): the helper's a - b is halved where the inputs are large (no
+    # overflow at x = -y = 3e38) and taken whole where they are small.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    module = load_module("x/sqrt(x**2 + y**2)", "cosine", ["x", "y"])
+    with open(module.__file__, encoding="utf-8") as source:
+        assert "_hypot_ratio_gap(" in source.read()
+    fn = module.cosine
+    near = 1 + 2.0**-20  # float32 numbers: the truth is taken at them
+    points = [(0.75, 0.75 * near), (-3.0, 3.0 * near), (2.0**100, -(2.0**100) * near), (3e38, -3e38), (0.5, 2.0)]
+    _check(fn, x / sp.sqrt(x**2 + y**2), [x, y], points)

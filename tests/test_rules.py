@@ -34,6 +34,7 @@ from generator.primitives import (
     expm1,
     hypot,
     hypot_ratio,
+    hypot_ratio_gap,
     ipow,
     lbeta,
     lgamma,
@@ -621,6 +622,18 @@ CASES: tuple[Case, ...] = (
         x / hypot(x, y),
         hypot_ratio(x, y),
         {x: (3e38, -2e38), y: (3e38, 3e38)},
+    ),
+    # A difference of squared ratios, (x**2 - y**2)/h**2 (atan2's d2f/dxdy times h**2):
+    # 18-30 bits off where |x| is within an ulp or two of |y|, each ratio's rounding beside
+    # the small difference.
+    Case(
+        "hypot_ratio_gap",
+        hypot_ratio(x, y) ** 2 - hypot_ratio(y, x) ** 2,
+        hypot_ratio_gap(x, y) * hypot_ratio_gap(x, -y),
+        {  # float32 numbers (1.3 and the next float up, ...): the truth is taken at them
+            x: (1.2999999523162842, 5.099999904632568, -7.699999809265137),
+            y: (1.3000000715255737, -5.100000381469727, 7.700000286102295),
+        },
     ),
     # Three legs: hypot(y, hypot(1, x)) is inf at x = y = 3e38.
     Case(
@@ -1724,6 +1737,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("hypot_minus_const", hypot(y, hypot(1, x)) + 1),
     ("hypot_minus_const", hypot(y, hypot(t, x)) - 1),
     ("hypot_ratio", x**2 / hypot(x, y)),
+    ("hypot_ratio_gap", hypot_ratio(x, y) ** 2 + hypot_ratio(y, x) ** 2),
+    ("hypot_ratio_gap", hypot_ratio(x, y) ** 2 - hypot_ratio(y, t) ** 2),
     ("hypot_ratio", t / hypot(x, y)),
     ("hypot_ratio", 1 / hypot(1, x)),
     ("reciprocal_sum", sp.sin(x) / (x + y)),
