@@ -197,37 +197,29 @@ def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
         return None
     args = [_exp_arg(t) for t in argument.args]
     if None in args:
-        args = [_weighted_exp_arg(t) for t in argument.args]
-        if None in args:
+        weighted = [_weight_and_exponent(t) for t in sorted(argument.args, key=sp.default_sort_key)]
+        if None in weighted:
             return None
-        if len(args) == 2:
+        if len(weighted) == 2:
             # Two weights: their sum's log and a mixture of the two, which does not cancel
             # where the result is near 0 as the weights' logs in the arguments do (the
             # log-mean-exp log((exp(x) + exp(y))/2) at x = y = 8e-10).
-            (a, wa), (b, wb) = (_weight_and_exponent(t) for t in sorted(argument.args, key=sp.default_sort_key))
+            (a, wa), (b, wb) = weighted
             total = wa + wb
             return sp.log(total) + log_mix(a, b, wa / total)
+        args = [u + sp.log(c) for u, c in weighted]
     if args.count(0) > 1:
         return None
     return _log_sum_exp(args)
 
 
-def _weight_and_exponent(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """(u, c) for a term c*exp(u) or a number c (u = 0) that _weighted_exp_arg accepted."""
+def _weight_and_exponent(term: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(u, c) for a term c*exp(u) with c a positive number, or (0, c) for a positive number
+    c; else None."""
     if term.is_number:
-        return sp.Integer(0), term
+        return (sp.Integer(0), term) if term.is_positive else None
     weight, rest = term.as_independent(*term.free_symbols, as_Add=False)
-    return (rest.args[0], weight) if isinstance(rest, sp.exp) else (sp.Integer(0), term)
-
-
-def _weighted_exp_arg(term: sp.Expr) -> sp.Expr | None:
-    """u + log(c) for c*exp(u), c a positive number; log(c) for a positive number c; else None."""
-    if term.is_number:
-        return sp.log(term) if term.is_positive else None
-    weight, rest = term.as_independent(*term.free_symbols, as_Add=False)
-    if isinstance(rest, sp.exp) and weight.is_positive:
-        return rest.args[0] + sp.log(weight)
-    return None
+    return (rest.args[0], weight) if isinstance(rest, sp.exp) and weight.is_positive else None
 
 
 def _logaddexp_less_argument(node: sp.Expr) -> sp.Expr | None:
