@@ -248,6 +248,7 @@ _MP_FUNCTIONS: dict[type, Callable[..., mpmath.mpf]] = {
     prim.softplus: lambda u: _mp_logaddexp(_MP.zero, u),
     prim.logaddexp: _mp_logaddexp,
     prim.log1mexp: lambda u: _MP.log(-_MP.expm1(-u)),
+    prim.log1pmx: lambda u: _MP.log1p(u) - u,
     prim.xlogy: _mp_xlogy,
     prim.lgamma: lambda u: prim.lgamma_value(u, _MP),
     prim.lbeta: lambda a, b: prim.lgamma_value(a, _MP) + prim.lgamma_value(b, _MP) - prim.lgamma_value(a + b, _MP),

@@ -25,6 +25,7 @@ __all__ = [
     "polyval",
     "log1mexp",
     "log1p",
+    "log1pmx",
     "logaddexp",
     "log_mix",
     "logcosh",
@@ -236,6 +237,21 @@ class log1mexp(sp.Function):  # noqa: N801
 
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
         return sp.log(1 - sp.exp(-x))
+
+
+class log1pmx(sp.Function):  # noqa: N801
+    """log1p(x) - x, real for x > -1: a divergence's log near its minimum
+    (x/y - 1 - log(x/y) is -log1pmx((x - y)/y)), where log1p(x) - x as written loses all of
+    its x**2/2. Its slope -x/(1 + x) cancels nothing."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x = self.args[0]
+        return -x / (1 + x)
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.log(1 + x) - x
 
 
 class xlogy(sp.Function):  # noqa: N801
@@ -848,6 +864,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         logaddexp: lambda a, b: sp.log(sp.exp(a) + sp.exp(b)),
         log_mix: lambda a, b, p: sp.log(p * sp.exp(a) + (1 - p) * sp.exp(b)),
         log1mexp: lambda x: sp.log(1 - sp.exp(-x)),
+        log1pmx: lambda x: sp.log(1 + x) - x,
         xlogy: lambda a, b: a * sp.log(b),
         hypot: lambda a, b: sp.sqrt(a**2 + b**2),
         hypot_ratio: lambda a, b: a / sp.sqrt(a**2 + b**2),

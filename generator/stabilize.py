@@ -41,6 +41,7 @@ from generator.primitives import (
     lift,
     log1mexp,
     log1p,
+    log1pmx,
     log_mix,
     logaddexp,
     logcosh,
@@ -2358,6 +2359,89 @@ def _mixing_entropy(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+# Sums this large are not put over a common denominator by log1p_less_argument.
+LOG1PMX_MAX_OPS = 40
+# How much larger than r and u together r + c*u may be, simplified (a Gaussian KL's is
+# (x - y)**2*(x + 2*y)/(2*x*y**2), 6 more).
+LOG1PMX_SLACK_OPS = 6
+
+
+def _log1p_less_argument(node: sp.Expr) -> sp.Expr | None:
+    """c*log1p(u) + r = c*log1pmx(u) + (r + c*u) (and c*log(w), u = w - 1), with r + c*u over a common denominator and
+    factored, where that is no larger than r and u: near u = 0, r holds -c*u to first order
+    and cancels against the log (Itakura-Saito's x/y - 1 - log1p((x - y)/y) is 0 at
+    x = 1.0001, y = 1, where the truth is 5e-9; -log1pmx((x - y)/y) is not). A where in the
+    sum (log_of_quotient's, away from u = 0) takes the rest into each branch."""
+    if not isinstance(node, sp.Add) or sp.count_ops(node) > LOG1PMX_MAX_OPS:
+        return None
+    for term in node.args:
+        rest = node - term
+        factor, where = term.as_independent(sp.Piecewise, as_Add=False)
+        if isinstance(where, sp.Piecewise):
+            branches = [(_log1p_less(factor * e + rest) or factor * e + rest, c) for e, c in where.args]
+            if any(e.has(log1pmx) for e, _ in branches):
+                return sp.Piecewise(*branches)
+    return _log1p_less(node)
+
+
+def _log1p_less(total: sp.Expr) -> sp.Expr | None:
+    """_log1p_less_argument's rewrite of a sum without a where."""
+    if not isinstance(total, sp.Add):
+        return None
+    for term in total.args:
+        logs = [f for f in sp.Mul.make_args(term) if isinstance(f, (log1p, sp.log)) and not f.is_number]
+        if len(logs) != 1:
+            continue
+        c, (w,) = term / logs[0], logs[0].args
+        # log(w) as log1p(w - 1): a VAE's KL term s**2/2 - 1/2 - log(s) at s = 1 + u.
+        u = w if isinstance(logs[0], log1p) else sp.cancel(w - 1)
+        rest = total - term
+        if c.has(log1p, sp.log) or u.has(sp.Piecewise) or rest.has(sp.Piecewise):
+            continue
+        # ipow's groups as powers, which cancel: ipow(x/y, 2)/2 - 1/2 + (y - x)/x.
+        left = sp.factor(sp.cancel((rest + c * u).replace(ipow, lambda b, k: b**k)))
+        if sp.count_ops(left) > sp.count_ops(rest) + sp.count_ops(u) + LOG1PMX_SLACK_OPS:
+            continue
+        if left == 0:
+            return c * log1pmx(u)
+        # The rest must vanish to second order with u, as log1pmx does (else nothing cancelled:
+        # -log|x| + log(y) has no u in it), and is written as a multiple of u: 2*(x - y)**2/y,
+        # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not.
+        per_u = sp.factor(sp.cancel(left / u))
+        if not sp.cancel(per_u.as_numer_denom()[0] / u.as_numer_denom()[0]).is_polynomial(*u.free_symbols):
+            continue
+        left = _spread_quotient(per_u, u) * ipow(u, 1)
+        # For u >= 1 the sum as it was: there c*log1pmx(u) and the rest grow as -c*u and
+        # c*u and cancel (the Poisson deviance at x = 1e6, y = 1 lost 15 bits so). And below
+        # -1/2, where w - 1 is rounded (s - 1 at s = 3e-7 loses a tenth of s).
+        return sp.Piecewise((c * log1pmx(u) + left, (u > -sp.Rational(1, 2)) & (u < 1)), (total, True))
+    return None
+
+
+def _spread_quotient(q: sp.Expr, u: sp.Expr) -> sp.Expr:
+    """A quotient of products of sums, each sum divided by one of the denominator's factors:
+    a Gaussian KL's (x - y)*(x + 2*y)/(2*y**2) as ((x - y)/y)*(x/y + 2)/2 is neither 0/0 at
+    x = y = 1e-20 nor inf*0 at x = y = 3e38. A sum that vanishes where u does keeps its
+    difference whole ((x - y)/y); another is expanded over its divisor (x/y + 2), bounded
+    where its terms are."""
+    numer, denom = q.as_numer_denom()
+    if not isinstance(q, sp.Mul) or denom.is_number:
+        return divide_stepwise(q)
+    c, sums = sp.factor_list(numer)
+    d, divisors = sp.factor_list(denom)
+    divisors = [b for b, k in divisors for _ in range(k)]
+    parts = []
+    for base, k in sums:
+        for _ in range(k):
+            if not divisors or not isinstance(base, sp.Add):
+                parts.append(base)
+                continue
+            b = divisors.pop()
+            vanishes = sp.cancel(base / u.as_numer_denom()[0]).is_polynomial(*u.free_symbols)
+            parts.append(ipow(base / b, 1) if vanishes else sp.expand(base / b))
+    return c / d * sp.Mul(*parts) / sp.Mul(*divisors)
+
+
 def _halves(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
     """(r, a, b, a + b) for a product r*(a - b)/(a + b) whose two sums share their terms
     but for the sign of b: (x**2 - y)/(x**2 + y) has a = x**2, b = y."""
@@ -2421,6 +2505,12 @@ VARIANTS: tuple[Rule, ...] = (
         "mixing_entropy",
         "xlogy(a + b, a + b) - xlogy(a, a) - xlogy(b, b) cancels where a, b are far from 1; a*log1p(b/a) + b*log1p(a/b) does not",
         _mixing_entropy,
+    ),
+    Rule(
+        "log1p_less_argument",
+        "c*log1p(u) + r cancels near u = 0 where r holds -c*u; c*log1pmx(u) + (r + c*u), the latter simplified, does not",
+        _log1p_less_argument,
+        stacks=True,
     ),
     Rule(
         "difference_over_sum",

@@ -1087,3 +1087,87 @@ def test_hypot_ratio_gap_through_tensorflow(load_module) -> None:
     near = 1 + 2.0**-20  # float32 numbers: the truth is taken at them
     points = [(0.75, 0.75 * near), (-3.0, 3.0 * near), (2.0**100, -(2.0**100) * near), (3e38, -3e38), (0.5, 2.0)]
     _check(fn, x / sp.sqrt(x**2 + y**2), [x, y], points)
+
+
+def _near(value: float, step: float) -> tuple[float, float]:
+    """(value, value*(1 + step)), both float32 numbers: the truth is taken at them."""
+    value = float(np.float32(value))
+    return value, float(np.float32(value * (1 + step)))
+
+
+@pytest.mark.parametrize(
+    "text, partials",
+    [
+        # Itakura-Saito: as x/y - 1 - log1p((x - y)/y) f was 0 at x = 1.0001*y (truth 5e-9)
+        # and its slope 1/y - 1/x 7-13 bits off; -log1pmx((x - y)/y) and its slope
+        # t/(y*(1 + t)) are not.
+        ("x/y - log(x/y) - 1", 2),
+        # The Poisson deviance and the generalised KL: x*log1p(t) - (x - y) cancelled to
+        # 11-22 bits; x*log1pmx(t) + (x - y)*t does not.
+        ("2*(x*log(x/y) - (x - y))", 2),
+        ("x*log(x/y) - x + y", 2),
+        # The KL divergence of N(0, x**2) from N(0, y**2): f was 23-25 bits off, its slopes
+        # 9-12; the rest (x - y)**2*(x + 2*y)/(2*x*y**2) is spread as ((x - y)/y)*(x/y + 2).
+        ("log(y/x) + x**2/(2*y**2) - 1/2", 1),
+    ],
+)
+def test_divergences_at_their_minimum(load_module, text: str, partials: int) -> None:
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module(text, "divergence", ["x", "y"]).divergence
+    truth = sp.sympify(text, locals={"x": x, "y": y})
+    points = [
+        _near(1.0, 1e-4),
+        _near(1.0, -(2.0**-20)),
+        _near(3.0, 2.0**-12),
+        _near(0.25, -(2.0**-8)),
+        _near(1e-6, 2.0**-16),
+        _near(4e5, 2.0**-18),
+        (2.0, 0.5),  # and far from it, where the sum is as it was
+    ]
+    if partials == 2:
+        _check(fn, truth, [x, y], points)
+        return
+    import tensorflow as tf
+
+    columns = [tf.constant([p[i] for p in points], tf.float32) for i in range(2)]
+    with tf.GradientTape() as tape:
+        tape.watch(columns)
+        value = fn(*columns)
+    slopes = tape.gradient(value, columns)
+    for got, expr in zip([value, *slopes], [truth, truth.diff(x), truth.diff(y)]):
+        for point, v in zip(points, got.numpy().astype(np.float64)):
+            true = float(expr.subs({x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}).evalf(60))
+            assert abs(v - true) <= TOL * abs(true), (expr, point, v, true)
+
+
+def test_kl_of_a_unit_gaussian_near_its_minimum(load_module) -> None:
+    # A VAE's KL term in the scale: s**2/2 - 1/2 - log(s) is 17.6 bits off near s = 1 as
+    # written; -log1pmx(s - 1) + (s - 1)**2/2, both positive, is not.
+    s = sp.Symbol("s", real=True)
+    fn = load_module("s**2/2 - 1/2 - log(s)", "kl", ["s"]).kl
+    points = [(v,) for v in (1.0001, 0.9999, 1.0 + 2.0**-20, 0.75, 1.9, 0.3, 50.0)]
+    _check(fn, s**2 / 2 - sp.Rational(1, 2) - sp.log(s), [s], [tuple(float(np.float32(c)) for c in p) for p in points])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log1pmx_helper_against_mpmath(load_module, dtype: str) -> None:
+    # The printed helper: r*(2*r**2*S(r**2) - t), r = t/(2 + t), for t in [-2/3, 2], summed to
+    # the dtype's precision; log1p(t) - t beyond; -inf at t = -1 and t = inf.
+    import tensorflow as tf
+
+    module = load_module("x/y - log(x/y) - 1", "divergence", ["x", "y"])
+    np_dtype = np.dtype(dtype)
+    top = 38 if dtype == "float32" else 300
+    values = np.concatenate(
+        [-np.logspace(-18, 0, 60)[:-1], np.logspace(-18, top, 120), [-2 / 3, 2.0, -0.5, 1.0]]
+    ).astype(np_dtype)
+    got = module._log1pmx(tf.constant(values)).numpy()
+    ulps = 3.0  # the quotient r and the product: 1.7 ulps seen
+    for t, v in zip(values.tolist(), got.tolist()):
+        with mpmath.workdps(60):
+            true = float(mpmath.log1p(t) - t)
+        if abs(true) < np.finfo(np_dtype).tiny:
+            continue  # flushed where the truth is subnormal
+        assert abs(v - true) <= ulps * float(np.spacing(np_dtype.type(abs(true)))), (t, v, true)
+    edges = module._log1pmx(tf.constant([-1.0, np.inf], dtype=dtype)).numpy()
+    assert edges.tolist() == [-np.inf, -np.inf]
