@@ -1579,10 +1579,41 @@ def _log_difference(node: sp.Expr) -> sp.Expr | None:
     Elsewhere the difference stays (a/b can overflow where it does not)."""
     found = _pair_of_opposites(node, lambda f: isinstance(f, (sp.log, log1p)))
     if found is None:
-        return None
+        return _weighted_log_difference(node)
     c, plus, minus, rest = found
     a, b = ((1 + f.args[0]) if isinstance(f, log1p) else f.args[0] for f in (plus, minus))
     return rest + c * _log_near_one(a, b, plus - minus)
+
+
+def _weighted_logs(node: sp.Add) -> Iterator[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """(c, w, term) for each term c*log(w) of the sum with c not a number, xlogy(c, w) too."""
+    for term in node.args:
+        if isinstance(term, xlogy):
+            yield term.args[0], term.args[1], term
+            continue
+        logs = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.log)]
+        if len(logs) == 1 and not (c := term / logs[0]).is_number and not c.has(sp.log, xlogy):
+            yield c, logs[0].args[0], term
+
+
+def _weighted_log_difference(node: sp.Expr) -> sp.Expr | None:
+    """c*log(a) - c*log(b) (or xlogy(c, a) - c*log(b)) for a c that is not a number, as
+    _log_difference writes it near a = b, c*log1p((a - b)/b): the generalised KL
+    x*log(x) - x*log(y) - x + y cancels in its logs at x = y = 1e30*(1 + 1e-7). Elsewhere the
+    terms as they were: xlogy(c, a) is 0 at c = 0, where c*log(a) need not be."""
+    if not isinstance(node, sp.Add):
+        return None
+    weighted = list(_weighted_logs(node))
+    for (c, a, plus), (d, b, minus) in itertools.permutations(weighted, 2):
+        if d != -c or a == b:
+            continue
+        near = _log_near_one(a, b, sp.Integer(0))
+        if not isinstance(near, sp.Piecewise):
+            return None
+        (_, far), (log_near, _) = near.args
+        rest = node - plus - minus
+        return rest + sp.Piecewise((plus + minus, far), (c * log_near, True))
+    return None
 
 
 def _log_root(node: sp.Expr) -> sp.Expr | None:

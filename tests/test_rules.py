@@ -760,6 +760,18 @@ CASES: tuple[Case, ...] = (
         -_near_one((y - x) / x, sp.log(y) - sp.log(x)),
         {x: (2.0**100 * (1 + 2.0**-20),), y: (2.0**100,)},
     ),
+    # With a weight that is an input, xlogy's too (the generalised KL x*log(x) - x*log(y)):
+    # at x = 1e30*(1 + 2**-20), y = 1e30 the logs are 69.08 apart by 9.5e-7 of x.
+    Case(
+        "log_difference",
+        xlogy(x, x) - x * sp.log(y),
+        sp.Piecewise(
+            (xlogy(x, x) - x * sp.log(y), ((y - x) / x < -sp.Rational(1, 2)) | ((y - x) / x > 2**24)),
+            (-x * log1p((y - x) / x), True),
+        ),
+        {x: (2.0**100 * (1 + 2.0**-20),), y: (2.0**100,)},
+        label="weighted",
+    ),
     # sqrt(1e8 + 1) - sqrt(1e8): both roots round to 1e4; the truth is 5e-5.
     Case(
         "sqrt_difference",
@@ -1719,6 +1731,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_root", sp.log(x) + 100),
     ("log_difference", sp.log(x) + sp.log(y)),
     ("log_difference", 2 * sp.log(x) - sp.log(y)),
+    ("log_difference", x * sp.log(x) - y * sp.log(y)),  # weights apart
+    ("log_difference", xlogy(x, y) + x * sp.log(y)),
     ("sqrt_difference", sp.sqrt(x) + sp.sqrt(y)),
     ("sqrt_difference", sp.sqrt(x) - y),
     ("log_of_polynomial", log1p(-(x**2))),
