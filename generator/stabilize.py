@@ -2391,61 +2391,81 @@ def _mixing_entropy(node: sp.Expr) -> sp.Expr | None:
 
 
 # Sums this large are not put over a common denominator by log1p_less_argument.
-LOG1PMX_MAX_OPS = 40
+LOG1PMX_MAX_OPS = 80
 # How much larger than r and u together r + c*u may be, simplified (a Gaussian KL's is
 # (x - y)**2*(x + 2*y)/(2*x*y**2), 6 more).
 LOG1PMX_SLACK_OPS = 6
 
 
-def _log1p_less_argument(node: sp.Expr) -> sp.Expr | None:
-    """c*log1p(u) + r = c*log1pmx(u) + (r + c*u) (and c*log(w), u = w - 1), with r + c*u over a common denominator and
-    factored, where that is no larger than r and u: near u = 0, r holds -c*u to first order
-    and cancels against the log (Itakura-Saito's x/y - 1 - log1p((x - y)/y) is 0 at
-    x = 1.0001, y = 1, where the truth is 5e-9; -log1pmx((x - y)/y) is not). A where in the
-    sum (log_of_quotient's, away from u = 0) takes the rest into each branch."""
+def _log1p_less_argument(node: sp.Expr, depth: int = 2) -> sp.Expr | None:
+    """c*log1p(u) + r = c*log1pmx(u) + (r + c*u) (and c*log(w), u = w - 1), with r + c*u over
+    a common denominator and factored, where it vanishes to second order with u: near u = 0
+    r holds -c*u to first order and cancels against the log (Itakura-Saito's
+    x/y - 1 - log1p((x - y)/y) is 0 at x = 1.0001, y = 1, where the truth is 5e-9;
+    -log1pmx((x - y)/y) is not). Several logs whose first orders cancel together, each
+    so (the Bernoulli KL). A where in the sum (log_of_quotient's, away from u = 0) takes the
+    rest into each branch, `depth` wheres deep."""
     if not isinstance(node, sp.Add) or sp.count_ops(node) > LOG1PMX_MAX_OPS:
         return None
-    for term in node.args:
+    for term in node.args if depth else ():
         rest = node - term
         factor, where = term.as_independent(sp.Piecewise, as_Add=False)
         if isinstance(where, sp.Piecewise):
-            branches = [(_log1p_less(factor * e + rest) or factor * e + rest, c) for e, c in where.args]
+            sums = [factor * e + rest for e, _ in where.args]
+            branches = [(_log1p_less_argument(e, depth - 1) or e, c) for e, (_, c) in zip(sums, where.args)]
             if any(e.has(log1pmx) for e, _ in branches):
                 return sp.Piecewise(*branches)
-    return _log1p_less(node)
+            return None
+    return None if node.has(sp.Piecewise) else _log1p_less(node)
 
 
-def _log1p_less(total: sp.Expr) -> sp.Expr | None:
-    """_log1p_less_argument's rewrite of a sum without a where."""
-    if not isinstance(total, sp.Add):
-        return None
+def _log1p_terms(total: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """(c, u, term) for each term c*log1p(u) or c*log(w), u = w - 1, of the sum, c free of logs."""
+    found = []
     for term in total.args:
         logs = [f for f in sp.Mul.make_args(term) if isinstance(f, (log1p, sp.log)) and not f.is_number]
         if len(logs) != 1:
             continue
         c, (w,) = term / logs[0], logs[0].args
-        # log(w) as log1p(w - 1): a VAE's KL term s**2/2 - 1/2 - log(s) at s = 1 + u.
-        u = w if isinstance(logs[0], log1p) else sp.cancel(w - 1)
-        rest = total - term
-        if c.has(log1p, sp.log) or u.has(sp.Piecewise) or rest.has(sp.Piecewise):
-            continue
+        # Not log(sign(b)*a) and log|b|, log_of_quotient's far from a = b.
+        if not c.has(log1p, sp.log) and not w.has(sp.Abs, sp.sign):
+            # log(w) as log1p(w - 1): a VAE's KL term s**2/2 - 1/2 - log(s) at s = 1 + u.
+            found.append((c, w if isinstance(logs[0], log1p) else sp.cancel(w - 1), term))
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _log1p_less(total: sp.Expr) -> sp.Expr | None:
+    """_log1p_less_argument's rewrite of a sum without a where: all its logs together, then
+    each alone."""
+    if not isinstance(total, sp.Add):
+        return None
+    logs = _log1p_terms(total)
+    for chosen in ([logs] if len(logs) > 1 else []) + [[one] for one in logs]:
+        rest = total - sp.Add(*(term for _, _, term in chosen))
+        us = [u for _, u, _ in chosen]
         # ipow's groups as powers, which cancel: ipow(x/y, 2)/2 - 1/2 + (y - x)/x.
-        left = sp.factor(sp.cancel((rest + c * u).replace(ipow, lambda b, k: b**k)))
-        if sp.count_ops(left) > sp.count_ops(rest) + sp.count_ops(u) + LOG1PMX_SLACK_OPS:
-            continue
+        left = sp.cancel((rest + sp.Add(*(c * u for c, u, _ in chosen))).replace(ipow, lambda b, k: b**k))
+        logs_less = sp.Add(*(c * log1pmx(u) for c, u, _ in chosen))
         if left == 0:
-            return c * log1pmx(u)
+            return logs_less
         # The rest must vanish to second order with u, as log1pmx does (else nothing cancelled:
         # -log|x| + log(y) has no u in it), and is written as a multiple of u: 2*(x - y)**2/y,
         # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not.
-        per_u = sp.factor(sp.cancel(left / u))
-        if not sp.cancel(per_u.as_numer_denom()[0] / u.as_numer_denom()[0]).is_polynomial(*u.free_symbols):
+        # With several logs, a multiple of their product (the Bernoulli KL's is -u1*u2).
+        roots = [u.as_numer_denom()[0] for u in (us if len(us) > 1 else us * 2)]
+        if not sp.cancel(left.as_numer_denom()[0] / sp.Mul(*roots)).is_polynomial(*total.free_symbols):
             continue
-        left = _spread_quotient(per_u, u) * ipow(u, 1)
+        left = sp.factor(left)
+        if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LOG1PMX_SLACK_OPS:
+            continue
+        per_u = sp.factor(sp.cancel(left / sp.Mul(*us)))
+        left = _spread_quotient(per_u, us[0]) * sp.Mul(*(ipow(u, 1) for u in us))
         # For u >= 1 the sum as it was: there c*log1pmx(u) and the rest grow as -c*u and
         # c*u and cancel (the Poisson deviance at x = 1e6, y = 1 lost 15 bits so). And below
         # -1/2, where w - 1 is rounded (s - 1 at s = 3e-7 loses a tenth of s).
-        return sp.Piecewise((c * log1pmx(u) + left, (u > -sp.Rational(1, 2)) & (u < 1)), (total, True))
+        near = sp.And(*((u > -sp.Rational(1, 2)) & (u < 1) for u in us))
+        return sp.Piecewise((logs_less + left, near), (total, True))
     return None
 
 

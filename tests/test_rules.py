@@ -669,6 +669,25 @@ CASES: tuple[Case, ...] = (
         {x: (1.0000015497207642, 7.000001907348633), y: (1.0, 7.0)},
         label="poisson",
     ),
+    # Two logs whose first orders cancel each other: the Bernoulli KL.
+    Case(
+        "log1p_less_argument",
+        y * log1p((y - x) / x) + (1 - y) * log1p((x - y) / (1 - x)),
+        sp.Piecewise(
+            (
+                y * log1pmx((y - x) / x)
+                + (1 - y) * log1pmx((x - y) / (1 - x))
+                - ipow((y - x) / x, 1) * ipow((x - y) / (1 - x), 1),
+                ((y - x) / x > -sp.Rational(1, 2))
+                & ((y - x) / x < 1)
+                & ((x - y) / (1 - x) > -sp.Rational(1, 2))
+                & ((x - y) / (1 - x) < 1),
+            ),
+            (y * log1p((y - x) / x) + (1 - y) * log1p((x - y) / (1 - x)), True),
+        ),
+        {x: (0.30000001192092896, 0.44999998807907104), y: (0.3000001311302185, 0.45000019669532776)},
+        label="two logs",
+    ),
     # Three legs: hypot(y, hypot(1, x)) is inf at x = y = 3e38.
     Case(
         "hypot_ratio",
