@@ -2277,6 +2277,13 @@ def _quotient_polys(node: sp.Expr) -> tuple[sp.Poly, sp.Poly, list[sp.Symbol]] |
     return p, q, symbols
 
 
+def _linear_in(total: sp.Expr, symbols: Sequence[sp.Symbol]) -> bool:
+    """Whether `total` is a*x + b*y + ... in the inputs, numbers a, b, ..., no constant."""
+    return all(
+        (c := t.as_coeff_Mul())[0].is_number and c[1] in symbols for t in sp.Add.make_args(total)
+    )
+
+
 def _scaled(form: sp.Expr, m: sp.Expr, d: int) -> sp.Expr:
     """form*m**d, one product (or division) by m at a time."""
     for _ in range(abs(d)):
@@ -2301,7 +2308,13 @@ def _scale_quotient(node: sp.Expr) -> sp.Expr | None:
     mean = sp.Add(*(sp.Abs(v) for v in symbols)) / len(symbols)  # |x| + |y| overflows at 2e38
     if p.is_homogeneous and q.is_homogeneous:
         # ipow(x/m, 1) keeps the scaled input whole: SymPy would write (x/m)**2 as x**2/m**2.
-        return _scaled(node.xreplace({v: ipow(v / mean, 1) for v in symbols}), mean, d)
+        # A sum of inputs, x - y, is scaled whole, as (x/2 - y/2)/(m/2): x/m - y/m rounds each
+        # before they cancel (x*y/(x**2 + y**2)'s slope y*(y - x)*(y + x)/h**4 near x = y),
+        # and x + y overflows at x = y = 3e38. Halves are exact.
+        half = sp.Add(*(sp.Abs(v) / (2 * len(symbols)) for v in symbols))
+        scaled = {v: ipow(v / mean, 1) for v in symbols}
+        scaled.update({a: ipow(ipow(sp.expand(a / 2), 1) / half, 1) for a in node.atoms(sp.Add) if _linear_in(a, symbols)})
+        return _scaled(node.xreplace(scaled), mean, d)
     m = 1 + mean
     scaled = [ipow(v / m, 1) for v in symbols]
     r = ipow(1 / m, 1)
