@@ -249,6 +249,7 @@ _MP_FUNCTIONS: dict[type, Callable[..., mpmath.mpf]] = {
     prim.logaddexp: _mp_logaddexp,
     prim.log1mexp: lambda u: _MP.log(-_MP.expm1(-u)),
     prim.log1pmx: lambda u: _MP.log1p(u) - u,
+    prim.expm1mx: lambda u: _MP.expm1(u) - u,
     prim.xlogy: _mp_xlogy,
     prim.lgamma: lambda u: prim.lgamma_value(u, _MP),
     prim.lbeta: lambda a, b: prim.lgamma_value(a, _MP) + prim.lgamma_value(b, _MP) - prim.lgamma_value(a + b, _MP),

@@ -67,6 +67,7 @@ HELPERS: dict[type, str] = {
     prim.log_mix: "_log_mix",
     prim.log1mexp: "_log1mexp",
     prim.log1pmx: "_log1pmx",
+    prim.expm1mx: "_expm1mx",
     prim.hypot: "_hypot",
     prim.hypot_ratio: "_hypot_ratio",
     prim.hypot_ratio_gap: "_hypot_ratio_gap",
@@ -107,6 +108,7 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_division_error": ("_product_error", "_split_halves"),
     "_lowered_no_nan": ("_lowered",),
     "_log1pmx": ("_polyval",),
+    "_expm1mx": ("_polyval",),
     "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
     # And _digamma or _polygamma, by n (the printer adds the one it calls).
     "_polygamma_diff": ("_power_sums", "_bernoulli", "_cot_pi", "_cot_slope"),

@@ -42,6 +42,7 @@ from generator.primitives import (
     log1mexp,
     log1p,
     log1pmx,
+    expm1mx,
     log_mix,
     logaddexp,
     logcosh,
@@ -2403,15 +2404,16 @@ def _mixing_entropy(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
-# Sums this large are not put over a common denominator by log1p_less_argument.
+# Sums this large are not put over a common denominator by less_argument.
 LOG1PMX_MAX_OPS = 80
 # How much larger than r and u together r + c*u may be, simplified (a Gaussian KL's is
 # (x - y)**2*(x + 2*y)/(2*x*y**2), 6 more).
 LOG1PMX_SLACK_OPS = 6
 
 
-def _log1p_less_argument(node: sp.Expr, depth: int = 2) -> sp.Expr | None:
-    """c*log1p(u) + r = c*log1pmx(u) + (r + c*u) (and c*log(w), u = w - 1), with r + c*u over
+def _less_argument(node: sp.Expr, depth: int = 2) -> sp.Expr | None:
+    """c*log1p(u) + r = c*log1pmx(u) + (r + c*u) (and c*log(w), u = w - 1; c*expm1(u) + r as
+    c*expm1mx(u) + (r + c*u): a VAE's KL term (exp(v) - 1 - v)/2 + m**2/2), with r + c*u over
     a common denominator and factored, where it vanishes to second order with u: near u = 0
     r holds -c*u to first order and cancels against the log (Itakura-Saito's
     x/y - 1 - log1p((x - y)/y) is 0 at x = 1.0001, y = 1, where the truth is 5e-9;
@@ -2425,41 +2427,47 @@ def _log1p_less_argument(node: sp.Expr, depth: int = 2) -> sp.Expr | None:
         factor, where = term.as_independent(sp.Piecewise, as_Add=False)
         if isinstance(where, sp.Piecewise):
             sums = [factor * e + rest for e, _ in where.args]
-            branches = [(_log1p_less_argument(e, depth - 1) or e, c) for e, (_, c) in zip(sums, where.args)]
-            if any(e.has(log1pmx) for e, _ in branches):
+            branches = [(_less_argument(e, depth - 1) or e, c) for e, (_, c) in zip(sums, where.args)]
+            if any(e.has(log1pmx, expm1mx) for e, _ in branches):
                 return sp.Piecewise(*branches)
             return None
     return None if node.has(sp.Piecewise) else _log1p_less(node)
 
 
-def _log1p_terms(total: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
-    """(c, u, term) for each term c*log1p(u) or c*log(w), u = w - 1, of the sum, c free of logs."""
+def _log1p_terms(total: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr, type]]:
+    """(c, u, term, less) for each term c*log1p(u) or c*log(w), u = w - 1, of the sum, and
+    c*expm1(u), with `less` the function less its first order (log1pmx, expm1mx); c free of
+    such functions."""
     found = []
     for term in total.args:
-        logs = [f for f in sp.Mul.make_args(term) if isinstance(f, (log1p, sp.log)) and not f.is_number]
-        if len(logs) != 1:
+        calls = [f for f in sp.Mul.make_args(term) if isinstance(f, (log1p, sp.log, expm1)) and not f.is_number]
+        if len(calls) != 1:
             continue
-        c, (w,) = term / logs[0], logs[0].args
+        c, (w,) = term / calls[0], calls[0].args
         # Not log(sign(b)*a) and log|b|, log_of_quotient's far from a = b.
-        if not c.has(log1p, sp.log) and not w.has(sp.Abs, sp.sign):
+        if c.has(log1p, sp.log, expm1) or w.has(sp.Abs, sp.sign):
+            continue
+        if isinstance(calls[0], expm1):
+            found.append((c, w, term, expm1mx))
+        else:
             # log(w) as log1p(w - 1): a VAE's KL term s**2/2 - 1/2 - log(s) at s = 1 + u.
-            found.append((c, w if isinstance(logs[0], log1p) else sp.cancel(w - 1), term))
+            found.append((c, w if isinstance(calls[0], log1p) else sp.cancel(w - 1), term, log1pmx))
     return found
 
 
 @functools.lru_cache(maxsize=4096)
 def _log1p_less(total: sp.Expr) -> sp.Expr | None:
-    """_log1p_less_argument's rewrite of a sum without a where: all its logs together, then
-    each alone."""
+    """_less_argument's rewrite of a sum without a where: all its logs (and expm1s) together,
+    then each alone."""
     if not isinstance(total, sp.Add):
         return None
     logs = _log1p_terms(total)
     for chosen in ([logs] if len(logs) > 1 else []) + [[one] for one in logs]:
-        rest = total - sp.Add(*(term for _, _, term in chosen))
-        us = [u for _, u, _ in chosen]
+        rest = total - sp.Add(*(term for _, _, term, _ in chosen))
+        us = [u for _, u, _, _ in chosen]
         # ipow's groups as powers, which cancel: ipow(x/y, 2)/2 - 1/2 + (y - x)/x.
-        left = sp.cancel((rest + sp.Add(*(c * u for c, u, _ in chosen))).replace(ipow, lambda b, k: b**k))
-        logs_less = sp.Add(*(c * log1pmx(u) for c, u, _ in chosen))
+        left = sp.cancel((rest + sp.Add(*(c * u for c, u, _, _ in chosen))).replace(ipow, lambda b, k: b**k))
+        logs_less = sp.Add(*(c * less(u) for c, u, _, less in chosen))
         if left == 0:
             return logs_less
         # The rest must vanish to second order with u, as log1pmx does (else nothing cancelled:
@@ -2467,13 +2475,18 @@ def _log1p_less(total: sp.Expr) -> sp.Expr | None:
         # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not.
         # With several logs, a multiple of their product (the Bernoulli KL's is -u1*u2).
         roots = [u.as_numer_denom()[0] for u in (us if len(us) > 1 else us * 2)]
-        if not sp.cancel(left.as_numer_denom()[0] / sp.Mul(*roots)).is_polynomial(*total.free_symbols):
+        if sp.cancel(left.as_numer_denom()[0] / sp.Mul(*roots)).is_polynomial(*total.free_symbols):
+            left = sp.factor(left)
+            if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LOG1PMX_SLACK_OPS:
+                continue
+            per_u = sp.factor(sp.cancel(left / sp.Mul(*us)))
+            left = _spread_quotient(per_u, us[0]) * sp.Mul(*(ipow(u, 1) for u in us))
+        elif sp.count_ops(left) >= sp.count_ops(rest):
             continue
-        left = sp.factor(left)
-        if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LOG1PMX_SLACK_OPS:
-            continue
-        per_u = sp.factor(sp.cancel(left / sp.Mul(*us)))
-        left = _spread_quotient(per_u, us[0]) * sp.Mul(*(ipow(u, 1) for u in us))
+        # Or the rest is shorter with c*u taken out, which it held: a VAE's KL term
+        # m**2/2 + expm1(v)/2 - v/2 is m**2/2 + expm1mx(v)/2.
+        if all(less is expm1mx for *_, less in chosen):
+            return logs_less + left
         # For u >= 1 the sum as it was: there c*log1pmx(u) and the rest grow as -c*u and
         # c*u and cancel (the Poisson deviance at x = 1e6, y = 1 lost 15 bits so). And below
         # -1/2, where w - 1 is rounded (s - 1 at s = 3e-7 loses a tenth of s).
@@ -2571,9 +2584,9 @@ VARIANTS: tuple[Rule, ...] = (
         _mixing_entropy,
     ),
     Rule(
-        "log1p_less_argument",
-        "c*log1p(u) + r cancels near u = 0 where r holds -c*u; c*log1pmx(u) + (r + c*u), the latter simplified, does not",
-        _log1p_less_argument,
+        "less_argument",
+        "c*log1p(u) + r and c*expm1(u) + r cancel near u = 0 where r holds -c*u; c*log1pmx(u) + (r + c*u), c*expm1mx(u) + (r + c*u), the latter simplified, do not",
+        _less_argument,
         stacks=True,
     ),
     Rule(

@@ -1162,6 +1162,38 @@ def test_kl_of_a_unit_gaussian_near_its_minimum(load_module) -> None:
     _check(fn, s**2 / 2 - sp.Rational(1, 2) - sp.log(s), [s], [tuple(float(np.float32(c)) for c in p) for p in points])
 
 
+def test_kl_in_the_log_variance_near_its_minimum(load_module) -> None:
+    # A VAE's KL term (exp(v) + m**2 - 1 - v)/2: expm1(v) - v cancels near v = 0 (with two
+    # inputs there is no series regime); m**2/2 + expm1mx(v)/2 does not.
+    v, m = sp.Symbol("v", real=True), sp.Symbol("m", real=True)
+    text = "(exp(v) + m**2 - 1 - v)/2"
+    fn = load_module(text, "kl_logvar", ["v", "m"]).kl_logvar
+    points = [(1e-4, 0.0), (-2e-6, 0.0), (0.3, 1e-3), (-0.9, 0.0), (5.0, -2.0), (-40.0, 1e-20)]
+    _check(fn, (sp.exp(v) + m**2 - 1 - v) / 2, [v, m], points)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_expm1mx_helper_against_mpmath(load_module, dtype: str) -> None:
+    # u**2*(1/2 + u/6 + ...) for |u| < 1, summed to the dtype's precision; expm1(u) - u beyond.
+    import tensorflow as tf
+
+    module = load_module("(exp(v) + m**2 - 1 - v)/2", "kl_logvar", ["v", "m"])
+    np_dtype = np.dtype(dtype)
+    top = 88.0 if dtype == "float32" else 709.0
+    values = np.concatenate(
+        [-np.logspace(-18, 2.5, 80), np.logspace(-18, np.log10(top), 80), [-1.0, 1.0, 0.999, -0.999]]
+    ).astype(np_dtype)
+    got = module._expm1mx(tf.constant(values)).numpy()
+    for u, value in zip(values.tolist(), got.tolist()):
+        with mpmath.workdps(60):
+            true = float(mpmath.expm1(u) - u)
+        if abs(true) < np.finfo(np_dtype).tiny:
+            continue  # flushed where the truth is subnormal
+        assert abs(value - true) <= 3.0 * float(np.spacing(np_dtype.type(abs(true)))), (u, value, true)
+    edges = module._expm1mx(tf.constant([np.inf, -np.inf, 1e30], dtype=dtype)).numpy()
+    assert edges.tolist() == [np.inf, np.inf, np.inf]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_log1pmx_helper_against_mpmath(load_module, dtype: str) -> None:
     # The printed helper: r*(2*r**2*S(r**2) - t), r = t/(2 + t), for t in [-2/3, 2], summed to
