@@ -2465,9 +2465,14 @@ def _log1p_less(total: sp.Expr) -> sp.Expr | None:
     for chosen in ([logs] if len(logs) > 1 else []) + [[one] for one in logs]:
         rest = total - sp.Add(*(term for _, _, term, _ in chosen))
         us = [u for _, u, _, _ in chosen]
+        # Terms in other inputs stay apart: they cannot cancel c*u (the means' term
+        # (m - n)**2/(2*t**2) of a Gaussian KL in the scales s, t).
+        inputs = set().union(*(c.free_symbols | u.free_symbols for c, u, _, _ in chosen))
+        apart = sp.Add(*(t for t in sp.Add.make_args(rest) if not t.free_symbols <= inputs))
+        rest -= apart
         # ipow's groups as powers, which cancel: ipow(x/y, 2)/2 - 1/2 + (y - x)/x.
         left = sp.cancel((rest + sp.Add(*(c * u for c, u, _, _ in chosen))).replace(ipow, lambda b, k: b**k))
-        logs_less = sp.Add(*(c * less(u) for c, u, _, less in chosen))
+        logs_less = sp.Add(*(c * less(u) for c, u, _, less in chosen)) + apart
         if left == 0:
             return logs_less
         # The rest must vanish to second order with u, as log1pmx does (else nothing cancelled:
