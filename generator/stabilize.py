@@ -2455,6 +2455,20 @@ def _log1p_terms(total: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr, type]]:
     return found
 
 
+def _second_order(left: sp.Expr, us: list[sp.Expr]) -> sp.Expr:
+    """`left`, which vanishes to second order where the `us` do, as a multiple of one of them
+    whose factor still vanishes there, its sums spread over its divisors (_spread_quotient):
+    the Jensen-Shannon divergence's -(x - y)**2/(x + y) as -(x - y)*u, u = (x - y)/(x + y);
+    as -(x + y)*u*v, v = -u, it was inf*0 at x = y = 3e38. Else as a multiple of their
+    product (one u, twice)."""
+    for u in us:
+        per_u = sp.factor(sp.cancel(left / u))
+        if any(sp.cancel(per_u.as_numer_denom()[0] / v.as_numer_denom()[0]).is_polynomial(*left.free_symbols) for v in us):
+            return _spread_quotient(per_u, u) * ipow(u, 1)
+    per_u = sp.factor(sp.cancel(left / sp.Mul(*us)))
+    return _spread_quotient(per_u, us[0]) * sp.Mul(*(ipow(u, 1) for u in us))
+
+
 @functools.lru_cache(maxsize=4096)
 def _log1p_less(total: sp.Expr) -> sp.Expr | None:
     """_less_argument's rewrite of a sum without a where: all its logs (and expm1s) together,
@@ -2484,8 +2498,7 @@ def _log1p_less(total: sp.Expr) -> sp.Expr | None:
             left = sp.factor(left)
             if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LOG1PMX_SLACK_OPS:
                 continue
-            per_u = sp.factor(sp.cancel(left / sp.Mul(*us)))
-            left = _spread_quotient(per_u, us[0]) * sp.Mul(*(ipow(u, 1) for u in us))
+            left = _second_order(left, us)
         elif sp.count_ops(left) >= sp.count_ops(rest):
             continue
         # Or the rest is shorter with c*u taken out, which it held: a VAE's KL term

@@ -1111,6 +1111,9 @@ def _near(value: float, step: float) -> tuple[float, float]:
         # The KL divergence of N(0, x**2) from N(0, y**2): f was 23-25 bits off, its slopes
         # 9-12; the rest (x - y)**2*(x + 2*y)/(2*x*y**2) is spread as ((x - y)/y)*(x/y + 2).
         ("log(y/x) + x**2/(2*y**2) - 1/2", 1),
+        # Jensen-Shannon (twice, unnormalised): two logs whose first orders cancel together,
+        # the rest -(x - y)*u, u = (x - y)/(x + y) (11% near x = y within 3 bits before).
+        ("x*log(2*x/(x + y)) + y*log(2*y/(x + y))", 1),
     ],
 )
 def test_divergences_at_their_minimum(load_module, text: str, partials: int) -> None:

@@ -687,7 +687,7 @@ CASES: tuple[Case, ...] = (
             (
                 y * log1pmx((y - x) / x)
                 + (1 - y) * log1pmx((x - y) / (1 - x))
-                - ipow((y - x) / x, 1) * ipow((x - y) / (1 - x), 1),
+                + ipow((y - x) / x, 1) * ipow((x - y) / (x - 1), 1),
                 ((y - x) / x > -sp.Rational(1, 2))
                 & ((y - x) / x < 1)
                 & ((x - y) / (1 - x) > -sp.Rational(1, 2))
