@@ -1175,50 +1175,46 @@ def test_kl_in_the_log_variance_near_its_minimum(load_module) -> None:
     _check(fn, (sp.exp(v) + m**2 - 1 - v) / 2, [v, m], points)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_expm1mx_helper_against_mpmath(load_module, dtype: str) -> None:
-    # u**2*(1/2 + u/6 + ...) for |u| < 1, summed to the dtype's precision; expm1(u) - u beyond.
-    import tensorflow as tf
-
-    module = load_module("(exp(v) + m**2 - 1 - v)/2", "kl_logvar", ["v", "m"])
-    np_dtype = np.dtype(dtype)
-    top = 88.0 if dtype == "float32" else 709.0
-    values = np.concatenate(
-        [-np.logspace(-18, 2.5, 80), np.logspace(-18, np.log10(top), 80), [-1.0, 1.0, 0.999, -0.999]]
-    ).astype(np_dtype)
-    got = module._expm1mx(tf.constant(values)).numpy()
-    for u, value in zip(values.tolist(), got.tolist()):
-        with mpmath.workdps(60):
-            true = float(mpmath.expm1(u) - u)
-        if abs(true) < np.finfo(np_dtype).tiny:
-            continue  # flushed where the truth is subnormal
-        assert abs(value - true) <= 3.0 * float(np.spacing(np_dtype.type(abs(true)))), (u, value, true)
-    edges = module._expm1mx(tf.constant([np.inf, -np.inf, 1e30], dtype=dtype)).numpy()
-    assert edges.tolist() == [np.inf, np.inf, np.inf]
+# The printed helpers less their first order, against mpmath, in both dtypes:
+# - log1pmx: r*(2*r**2*S(r**2) - t), r = t/(2 + t), for t in [-2/3, 2], summed to the dtype's
+#   precision; log1p(t) - t beyond; -inf at t = -1 and t = inf.
+# - expm1mx: u**2*(1/2 + u/6 + ...) for |u| < 1; expm1(u) - u beyond; inf at u = +-inf.
+_LESS_HELPERS = {
+    "_log1pmx": (
+        "x/y - log(x/y) - 1",
+        lambda t: mpmath.log1p(t) - t,
+        lambda top: [-np.logspace(-18, 0, 60)[:-1], np.logspace(-18, np.log10(top) - 1, 120), [-2 / 3, 2.0, -0.5, 1.0]],
+        ([-1.0, np.inf], [-np.inf, -np.inf]),
+    ),
+    "_expm1mx": (
+        "(exp(v) + m**2 - 1 - v)/2",
+        lambda u: mpmath.expm1(u) - u,
+        lambda top: [-np.logspace(-18, 2.5, 80), np.logspace(-18, np.log10(np.log(top) - 1), 80), [-1.0, 1.0, 0.999, -0.999]],
+        ([np.inf, -np.inf, 1e30], [np.inf, np.inf, np.inf]),
+    ),
+}
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_log1pmx_helper_against_mpmath(load_module, dtype: str) -> None:
-    # The printed helper: r*(2*r**2*S(r**2) - t), r = t/(2 + t), for t in [-2/3, 2], summed to
-    # the dtype's precision; log1p(t) - t beyond; -inf at t = -1 and t = inf.
+@pytest.mark.parametrize("helper", list(_LESS_HELPERS))
+def test_helpers_less_their_first_order_against_mpmath(load_module, helper: str, dtype: str) -> None:
     import tensorflow as tf
 
-    module = load_module("x/y - log(x/y) - 1", "divergence", ["x", "y"])
+    text, truth, ranges, (edges_in, edges_out) = _LESS_HELPERS[helper]
+    names = sorted({str(s) for s in sp.sympify(text).free_symbols})
+    module = load_module(text, "less", names)
     np_dtype = np.dtype(dtype)
-    top = 38 if dtype == "float32" else 300
-    values = np.concatenate(
-        [-np.logspace(-18, 0, 60)[:-1], np.logspace(-18, top, 120), [-2 / 3, 2.0, -0.5, 1.0]]
-    ).astype(np_dtype)
-    got = module._log1pmx(tf.constant(values)).numpy()
-    ulps = 3.0  # the quotient r and the product: 1.7 ulps seen
+    values = np.concatenate(ranges(float(np.finfo(np_dtype).max))).astype(np_dtype)
+    got = getattr(module, helper)(tf.constant(values)).numpy()
     for t, v in zip(values.tolist(), got.tolist()):
         with mpmath.workdps(60):
-            true = float(mpmath.log1p(t) - t)
+            true = float(truth(mpmath.mpf(t)))
         if abs(true) < np.finfo(np_dtype).tiny:
             continue  # flushed where the truth is subnormal
-        assert abs(v - true) <= ulps * float(np.spacing(np_dtype.type(abs(true)))), (t, v, true)
-    edges = module._log1pmx(tf.constant([-1.0, np.inf], dtype=dtype)).numpy()
-    assert edges.tolist() == [-np.inf, -np.inf]
+        # 1.7 ulps seen: the quotient r and the product; expm1's own rounding beyond |u| = 1.
+        assert abs(v - true) <= 3.0 * float(np.spacing(np_dtype.type(abs(true)))), (t, v, true)
+    edges = getattr(module, helper)(tf.constant(edges_in, dtype=dtype)).numpy()
+    assert edges.tolist() == edges_out
 
 
 def test_scaled_quotient_slopes_where_the_inputs_meet(load_module) -> None:
