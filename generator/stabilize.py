@@ -2405,10 +2405,10 @@ def _mixing_entropy(node: sp.Expr) -> sp.Expr | None:
 
 
 # Sums this large are not put over a common denominator by less_argument.
-LOG1PMX_MAX_OPS = 80
+LESS_ARGUMENT_MAX_OPS = 80
 # How much larger than r and u together r + c*u may be, simplified (a Gaussian KL's is
 # (x - y)**2*(x + 2*y)/(2*x*y**2), 6 more).
-LOG1PMX_SLACK_OPS = 6
+LESS_ARGUMENT_SLACK_OPS = 6
 
 
 def _less_argument(node: sp.Expr, depth: int = 2) -> sp.Expr | None:
@@ -2420,7 +2420,7 @@ def _less_argument(node: sp.Expr, depth: int = 2) -> sp.Expr | None:
     -log1pmx((x - y)/y) is not). Several logs whose first orders cancel together, each
     so (the Bernoulli KL). A where in the sum (log_of_quotient's, away from u = 0) takes the
     rest into each branch, `depth` wheres deep."""
-    if not isinstance(node, sp.Add) or sp.count_ops(node) > LOG1PMX_MAX_OPS:
+    if not isinstance(node, sp.Add) or sp.count_ops(node) > LESS_ARGUMENT_MAX_OPS:
         return None
     for term in node.args if depth else ():
         rest = node - term
@@ -2431,10 +2431,10 @@ def _less_argument(node: sp.Expr, depth: int = 2) -> sp.Expr | None:
             if any(e.has(log1pmx, expm1mx) for e, _ in branches):
                 return sp.Piecewise(*branches)
             return None
-    return None if node.has(sp.Piecewise) else _log1p_less(node)
+    return None if node.has(sp.Piecewise) else _less_sum(node)
 
 
-def _log1p_terms(total: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr, type]]:
+def _first_order_terms(total: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr, type]]:
     """(c, u, term, less) for each term c*log1p(u) or c*log(w), u = w - 1, of the sum, and
     c*expm1(u), with `less` the function less its first order (log1pmx, expm1mx); c free of
     such functions."""
@@ -2470,12 +2470,12 @@ def _second_order(left: sp.Expr, us: list[sp.Expr]) -> sp.Expr:
 
 
 @functools.lru_cache(maxsize=4096)
-def _log1p_less(total: sp.Expr) -> sp.Expr | None:
+def _less_sum(total: sp.Expr) -> sp.Expr | None:
     """_less_argument's rewrite of a sum without a where: all its logs (and expm1s) together,
     then each alone."""
     if not isinstance(total, sp.Add):
         return None
-    logs = _log1p_terms(total)
+    logs = _first_order_terms(total)
     for chosen in ([logs] if len(logs) > 1 else []) + [[one] for one in logs]:
         rest = total - sp.Add(*(term for _, _, term, _ in chosen))
         us = [u for _, u, _, _ in chosen]
@@ -2491,12 +2491,12 @@ def _log1p_less(total: sp.Expr) -> sp.Expr | None:
             return logs_less
         # The rest must vanish to second order with u, as log1pmx does (else nothing cancelled:
         # -log|x| + log(y) has no u in it), and is written as a multiple of u: 2*(x - y)**2/y,
-        # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not.
-        # With several logs, a multiple of their product (the Bernoulli KL's is -u1*u2).
+        # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not
+        # (_second_order; with several logs, of their product).
         roots = [u.as_numer_denom()[0] for u in (us if len(us) > 1 else us * 2)]
         if sp.cancel(left.as_numer_denom()[0] / sp.Mul(*roots)).is_polynomial(*total.free_symbols):
             left = sp.factor(left)
-            if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LOG1PMX_SLACK_OPS:
+            if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LESS_ARGUMENT_SLACK_OPS:
                 continue
             left = _second_order(left, us)
         elif sp.count_ops(left) >= sp.count_ops(rest):
