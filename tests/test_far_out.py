@@ -1108,6 +1108,9 @@ def _near(value: float, step: float) -> tuple[float, float]:
         ("x*log(x/y) - x + y", 2),
         # The same with two logs, x*log(x) as xlogy(x, x): the logs paired by their weight.
         ("x*log(x) - x*log(y) - x + y", 2),
+        # The gamma deviance: its slope 2/y - 2/x cancels near x = y (22.7% within 3 bits);
+        # as 2*((y - x)/y)/x there, reciprocal_difference's, it does not.
+        ("2*(log(y/x) + x/y - 1)", 2),
         # The KL divergence of N(0, x**2) from N(0, y**2): f was 23-25 bits off, its slopes
         # 9-12; the rest (x - y)**2*(x + 2*y)/(2*x*y**2) is spread as ((x - y)/y)*(x/y + 2).
         ("log(y/x) + x**2/(2*y**2) - 1/2", 1),

@@ -801,6 +801,14 @@ CASES: tuple[Case, ...] = (
         {x: (2.0**100 * (1 + 2.0**-20),), y: (2.0**100,)},
         label="weighted",
     ),
+    # 1/y - 1/x at x = 3*(1 + 2**-20), y = 3: each reciprocal rounded to an ulp of 1/3 for a
+    # difference of 3.2e-7 (the gamma deviance's slope near x = y): 18 bits.
+    Case(
+        "reciprocal_difference",
+        1 / y - 1 / x,
+        sp.Piecewise((ipow(ipow((x - y) / x, 1) / y, 1), sp.Abs(x) > 2 * sp.Abs(x - y)), (1 / y - 1 / x, True)),
+        {x: (3.000002861022949, 3.0000026141097653e30), y: (3.0, 2.999999894026671e30)},
+    ),
     # sqrt(1e8 + 1) - sqrt(1e8): both roots round to 1e4; the truth is 5e-5.
     Case(
         "sqrt_difference",
@@ -1760,6 +1768,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_root", sp.log(x) + 100),
     ("log_difference", sp.log(x) + sp.log(y)),
     ("log_difference", 2 * sp.log(x) - sp.log(y)),
+    ("reciprocal_difference", 1 / x + 1 / y),
+    ("reciprocal_difference", 2 / x - 1 / y),
     ("log_difference", x * sp.log(x) - y * sp.log(y)),  # weights apart
     ("log_difference", xlogy(x, y) + x * sp.log(y)),
     ("sqrt_difference", sp.sqrt(x) + sp.sqrt(y)),
