@@ -778,7 +778,7 @@ def _diagonal_truth(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain:
     points = diagonal_points(len(symbols))
     truth = reference(truth_expr, symbols, points)
     if domain is not None:
-        truth = _without(truth, np.isnan(reference(domain, symbols, points)) | _complex_inside(domain, symbols, points))
+        truth = _without(truth, _not_real(*_reference(domain, symbols, points)) | _complex_inside(domain, symbols, points))
     truth.setflags(write=False)
     return truth
 
@@ -1629,28 +1629,24 @@ def _pick(
         for i, (c, (mean, bad)) in enumerate(zip(unique, scored))
         if mean <= top_mean + TIE_BITS and bad <= top_bad
     ]
-    if len(symbols) > 1:
-        # Where every near-equal is bad where two inputs nearly meet (diagonal_points) and a
-        # form within BAD_SLACK_BITS is not, as bad on the grid, the near-equals are those:
-        # the Hellinger slope 1 - sqrt(y/x) cancels there, (x - y)/(sqrt(x)*(sqrt(x) +
-        # sqrt(y))) does not, and is 0.2 mean bits off elsewhere.
-        wide = [i for i, (mean, bad) in enumerate(scored) if mean <= top_mean + BAD_SLACK_BITS and bad <= top_bad]
-        diagonal = {i: _bad_on_diagonal(unique[i], truth_expr, symbols, domain) for i in wide}
-        fewest = min(diagonal.values())
-        if min(diagonal[i] for *_, i in near) > fewest:
-            near = [(cost(unique[i], shared), sp.count_ops(unique[i]), i) for i in wide if diagonal[i] == fewest]
-    if len(near) > 1 and len(symbols) > 1:
+    if len(symbols) == 1:
+        return min(near)[-1]
+    # Where every near-equal is bad where two inputs nearly meet (diagonal_points) and a form
+    # within BAD_SLACK_BITS (near-equals are within TIE_BITS: a subset), as bad on the grid,
+    # is not, the near-equals are those: the Hellinger slope 1 - sqrt(y/x) cancels there,
+    # (x - y)/(sqrt(x)*(sqrt(x) + sqrt(y))) does not, and is 0.2 mean bits off elsewhere.
+    wide = [i for i, (mean, bad) in enumerate(scored) if mean <= top_mean + BAD_SLACK_BITS and bad <= top_bad]
+    diagonal = {i: _bad_on_diagonal(unique[i], truth_expr, symbols, domain) for i in wide}
+    fewest = min(diagonal.values())
+    if min(diagonal[i] for *_, i in near) > fewest:
+        near = [(cost(unique[i], shared), sp.count_ops(unique[i]), i) for i in wide if diagonal[i] == fewest]
+    if len(near) > 1:
         # Among near-equals, the fewest NaN or inf at a zero input where the truth is a
         # finite limit: the Box-Cox transform (x**l - 1)/l at l = 0 is log(x), which its
         # series form computes, and expm1(l*log(x))/l does not (0/0). Then the fewest bad
-        # points where two inputs nearly meet (diagonal_points).
+        # points where two inputs nearly meet.
         near = [
-            (
-                _nonfinite_at_zeros(unique[i], truth_expr, symbols, domain, limits=True),
-                _bad_on_diagonal(unique[i], truth_expr, symbols, domain),
-                *key,
-                i,
-            )
+            (_nonfinite_at_zeros(unique[i], truth_expr, symbols, domain, limits=True), diagonal[i], *key, i)
             for *key, i in near
         ]
     return min(near)[-1]

@@ -1404,10 +1404,20 @@ def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
     -2/x**3*(...), -inf at x = 1e-13). Where (a - b)/b is
     NaN (0/0, which a series regime of log1p's branch may serve: log(tanh(x)/x) at 0), the
     log1p branch too."""
+    split = _near_one(a, b)
+    if split is None:
+        return far
+    near, far_from_one = split
+    return sp.Piecewise((far, far_from_one), (log1p(near), True))
+
+
+def _near_one(a: sp.Expr, b: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """((a - b)/b with a - b simplified, the condition where _log_near_one keeps its `far`
+    form), or None where the quotient holds a where."""
     near = sp.expand(a - b) / b
     if _holds_where(near):
-        return far
-    return sp.Piecewise((far, (near < -sp.Rational(1, 2)) | (near > LOG1P_FAR)), (log1p(near), True))
+        return None
+    return near, (near < -sp.Rational(1, 2)) | (near > LOG1P_FAR)
 
 
 # f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).
@@ -1608,12 +1618,11 @@ def _weighted_log_difference(node: sp.Expr) -> sp.Expr | None:
     for (c, a, plus), (d, b, minus) in itertools.permutations(weighted, 2):
         if d != -c or a == b:
             continue
-        near = _log_near_one(a, b, sp.Integer(0))
-        if not isinstance(near, sp.Piecewise):
+        split = _near_one(a, b)
+        if split is None:
             return None
-        (_, far), (log_near, _) = near.args
-        rest = node - plus - minus
-        return rest + sp.Piecewise((plus + minus, far), (c * log_near, True))
+        near, far_from_one = split
+        return node - plus - minus + sp.Piecewise((plus + minus, far_from_one), (c * log1p(near), True))
     return None
 
 
@@ -2474,6 +2483,13 @@ def _first_order_terms(total: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr, t
     return found
 
 
+def _divides(u: sp.Expr, q: sp.Expr) -> bool:
+    """Whether the numerator of `u` (of a product of such) divides that of `q` as polynomials:
+    q vanishes wherever u does."""
+    symbols = u.free_symbols | q.free_symbols
+    return sp.cancel(q.as_numer_denom()[0] / u.as_numer_denom()[0]).is_polynomial(*symbols)
+
+
 def _second_order(left: sp.Expr, us: list[sp.Expr]) -> sp.Expr:
     """`left`, which vanishes to second order where the `us` do, as a multiple of one of them
     whose factor still vanishes there, its sums spread over its divisors (_spread_quotient):
@@ -2482,7 +2498,7 @@ def _second_order(left: sp.Expr, us: list[sp.Expr]) -> sp.Expr:
     product (one u, twice)."""
     for u in us:
         per_u = sp.factor(sp.cancel(left / u))
-        if any(sp.cancel(per_u.as_numer_denom()[0] / v.as_numer_denom()[0]).is_polynomial(*left.free_symbols) for v in us):
+        if any(_divides(v, per_u) for v in us):
             return _spread_quotient(per_u, u) * ipow(u, 1)
     per_u = sp.factor(sp.cancel(left / sp.Mul(*us)))
     return _spread_quotient(per_u, us[0]) * sp.Mul(*(ipow(u, 1) for u in us))
@@ -2520,8 +2536,7 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
         # -log|x| + log(y) has no u in it), and is written as a multiple of u: 2*(x - y)**2/y,
         # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not
         # (_second_order; with several logs, of their product).
-        roots = [u.as_numer_denom()[0] for u in (us if len(us) > 1 else us * 2)]
-        if sp.cancel(left.as_numer_denom()[0] / sp.Mul(*roots)).is_polynomial(*total.free_symbols):
+        if _divides(sp.Mul(*(us if len(us) > 1 else us * 2)), left):
             left = sp.factor(left)
             if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LESS_ARGUMENT_SLACK_OPS:
                 continue
@@ -2559,8 +2574,7 @@ def _spread_quotient(q: sp.Expr, u: sp.Expr) -> sp.Expr:
                 parts.append(base)
                 continue
             b = divisors.pop()
-            vanishes = sp.cancel(base / u.as_numer_denom()[0]).is_polynomial(*u.free_symbols)
-            parts.append(ipow(base / b, 1) if vanishes else sp.expand(base / b))
+            parts.append(ipow(base / b, 1) if _divides(u, base) else sp.expand(base / b))
     return c / d * sp.Mul(*parts) / sp.Mul(*divisors)
 
 
