@@ -544,8 +544,9 @@ def _add_regimes(
     """Regimes for `form`, the order-th derivative of `domain`; for where(...), for each
     branch over the points where it is taken.
 
-    A branch's own math is its truth there: mpmath evaluates it exactly, and
-    it equals the derivative wherever the branch is taken.
+    Each branch is measured against the derivative itself, at the points where it is
+    taken: a series at 0 then comes from the derivative's own (a branch may itself be a
+    where, whose textbook form has none: log(1 + x**2)/x's f'' was NaN below 1e-13).
     """
     from generator import guards, regimes
 
@@ -555,9 +556,7 @@ def _add_regimes(
     notes: list[str] = []
     for value, condition, taken, _ in guards.branches(form):
         if not value.is_number:
-            value, found = regimes.add_regimes(
-                value, value, x, sp.Piecewise((domain, taken), (sp.nan, True)), roots=roots
-            )
+            value, found = regimes.add_regimes(value, truth, x, domain, order, roots, taken)
             notes.extend(n for n in found if n not in notes)
         cases.append((value, condition))
     return sp.Piecewise(*cases), tuple(notes)

@@ -66,7 +66,13 @@ _HYPERBOLIC = (sp.tanh, sp.cosh, sp.sinh, sp.coth, sp.sech, sp.csch)
 
 
 def add_regimes(
-    expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, domain: sp.Expr, order: int = 0, roots: bool = False
+    expr: sp.Expr,
+    truth: sp.Expr,
+    x: sp.Symbol,
+    domain: sp.Expr,
+    order: int = 0,
+    roots: bool = False,
+    taken: sp.Expr = sp.true,
 ) -> tuple[sp.Expr, tuple[str, ...]]:
     """`expr` with asymptote and series regimes where measurement shows it needs them,
     and the names of the regimes used ("series", "root", "asymptote", "algebraic_tail").
@@ -76,11 +82,14 @@ def add_regimes(
     order-th derivative of `domain`, whose series serves where truth's own is too large.
     With `roots`, also polynomials around the nonzero roots where the form loses
     relative accuracy (--accurate-roots; they cost a where and 10-30 ops per form).
+    With `taken`, a branch's condition, only the points where it holds count.
     """
     source = (domain, order) if order else None
     points = judge.sample_points(1)
     reference = judge.sample_reference(truth, (x,))
     defined = ~np.isnan(reference) & ~np.isnan(judge.sample_reference(domain, (x,)))
+    if taken is not sp.true:
+        defined &= judge.sample_reference(sp.Piecewise((1, taken), (sp.nan, True)), (x,)) == 1
     if not defined.any():
         return expr, ()
     reference = np.where(defined, reference, np.nan)

@@ -578,6 +578,10 @@ def test_second_derivative_next_to_an_irrational_root(
         # |x| - log(1 + |x|) cancels near 0, where it is x**2/2: a Taylor polynomial in |x|
         # (regimes._series_in_abs; abs itself has no Taylor series at 0).
         ("abs(x) - log(1 + abs(x))", "fair", [(1e-3,), (-1e-5,), (0.3,), (-3.0,)]),
+        # The second derivative is a where whose branch for x**2 < 1 is 2*log1pmx(x**2)/x**3
+        # + ...: 0/0 below 1e-13, where x**4 flushes. That branch takes the derivative's own
+        # series at 0 (regimes are sought per branch, against the derivative itself).
+        ("log(1 + x**2)/x", "log1p_square_over_x", [(1e-13,), (-3e-15,), (0.2,), (-0.7,), (3.0,)]),
     ],
 )
 def test_one_input_forms_finite_far_out(load_module, text, name, points) -> None:
