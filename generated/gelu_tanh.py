@@ -22,9 +22,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 3.2 bits, mean 0.11 bits, 99.3% of 141 points within 3 bits
-    order 1: max 7.4 bits, mean 0.39 bits, 95.2% of 145 points within 3 bits
-    order 2: max 8.6 bits, mean 0.57 bits, 93.3% of 149 points within 3 bits
+    f: max 3.2 bits, mean 0.11 bits, 99.3% of 143 points within 3 bits
+    order 1: max 7.4 bits, mean 0.39 bits, 95.2% of 147 points within 3 bits
+    order 2: max 8.6 bits, mean 0.56 bits, 93.4% of 151 points within 3 bits
 
 Usage:
 

@@ -21,9 +21,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 25.7 bits, mean 0.78 bits, 97.9% of 141 points within 3 bits
-    order 1: max 25.7 bits, mean 0.78 bits, 95.9% of 145 points within 3 bits
-    order 2: max 25.7 bits, mean 1.34 bits, 94.0% of 149 points within 3 bits
+    f: max 25.7 bits, mean 0.77 bits, 97.9% of 143 points within 3 bits
+    order 1: max 25.7 bits, mean 0.77 bits, 95.9% of 147 points within 3 bits
+    order 2: max 25.7 bits, mean 1.32 bits, 94.0% of 151 points within 3 bits
 
 Usage:
 

@@ -21,9 +21,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.14 bits, 100.0% of 157 points within 3 bits
-    order 1: max 6.2 bits, mean 0.54 bits, 97.5% of 157 points within 3 bits
-    order 2: max 8.9 bits, mean 0.72 bits, 91.1% of 157 points within 3 bits
+    f: max 1.0 bits, mean 0.14 bits, 100.0% of 159 points within 3 bits
+    order 1: max 6.2 bits, mean 0.53 bits, 97.5% of 159 points within 3 bits
+    order 2: max 8.9 bits, mean 0.71 bits, 91.2% of 159 points within 3 bits
 
 Usage:
 

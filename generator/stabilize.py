@@ -1443,19 +1443,19 @@ def _reflection_split(node: sp.Expr) -> sp.Expr | None:
         return sp.Piecewise((multiple + coeff * softplus(-u), u > 0), (node, True))
     if not isinstance(node, sp.Add):
         return None
-    for term in node.args:
-        coeff, rest = term.as_independent(softplus, sigmoid, as_Add=False)
-        func = type(rest)
-        if func not in _REFLECTIONS or rest.args[0].is_number:
-            continue
-        u = rest.args[0]
-        others = node - term
-        if func is softplus and not others.has(*u.free_symbols):
+    reflectable = [(term, *term.as_independent(softplus, sigmoid, as_Add=False)) for term in node.args]
+    reflectable = [(t, c, r) for t, c, r in reflectable if type(r) in _REFLECTIONS and not r.args[0].is_number]
+    for u in dict.fromkeys(r.args[0] for _, _, r in reflectable):
+        # Every term in f(u) at once: softplus(u) - u*sigmoid(u) (the entropy of a logit) is
+        # softplus(-u) + u*sigmoid(-u) where u > 0; one reflected alone left softplus(u) - u.
+        group = [(t, c, type(r)) for t, c, r in reflectable if r.args[0] == u]
+        others = node - sp.Add(*(t for t, _, _ in group))
+        if all(f is softplus for _, _, f in group) and not others.has(*u.free_symbols):
             continue  # nothing for u's multiples to cancel against
-        near = sp.collect(sp.expand(coeff * _REFLECTIONS[func](u) + others), u)
+        near = sp.collect(sp.expand(sp.Add(*(c * _REFLECTIONS[f](u) for _, c, f in group)) + others), u)
         # ipow(near, 1) keeps 1 - t together: SymPy would flatten the sum into -t - s(-z) + 1.
         near = ipow(near, 1) if isinstance(near, sp.Add) else near
-        reflected = _REFLECTED_SIGN[func] * coeff * func(-u) + near
+        reflected = sp.Add(*(_REFLECTED_SIGN[f] * c * f(-u) for _, c, f in group)) + near
         return sp.Piecewise((reflected, u > 0), (node, True))
     return None
 

@@ -1567,6 +1567,16 @@ CASES: tuple[Case, ...] = (
         {x: (16.0,), t: (1 - 2.0**-20,)},
         label="sigmoid",
     ),
+    # softplus(z) - z*sigmoid(z), the entropy of a logit, at z = 20: softplus(z) - z and
+    # z*sigmoid(-z) each lose 20 bits if one of the two is reflected alone; both reflected
+    # at once, softplus(-z) + z*sigmoid(-z) holds no difference.
+    Case(
+        "reflection_split",
+        softplus(x) - x * sigmoid(x),
+        sp.Piecewise((x * sigmoid(-x) + softplus(-x), x > 0), (softplus(x) - x * sigmoid(x), True)),
+        {x: (20.0, 60.0)},
+        label="together",
+    ),
     # (1 - u**2)/y with u = 1e23: u**2 overflows, the quotient (-1e33 at y = 1e13) does not.
     Case(
         "distribute_quotient",
