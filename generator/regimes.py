@@ -734,7 +734,12 @@ def _series_regime(
         elif _regular_at_zero(textbook, x):
             series = _numeric_taylor(numeric(), x, k=k)
         elif nesting > SERIES_MAX_NESTING:
-            series = _numeric_taylor(numeric(), x, singular=True, k=k)
+            if source is not None and k == 0 and _expandable(naive(source[0])):
+                # From f, as above: log(cosh(x))/x**2's f' as differentiated,
+                # tanh(x)/x**2 - 2*log(cosh(x))/x**3, cancels in terms of 1/h beyond
+                # mpmath's working precision, and its coefficients came out as 1e97.
+                textbook, k = naive(source[0]), source[1]
+            series = _numeric_taylor(numeric(), x, singular=not _regular_at_zero(textbook, x), k=k)
         else:
             series = _symbolic_series(textbook, x, k)
     else:
@@ -929,6 +934,12 @@ def _numeric_taylor(exact: Callable, x: sp.Symbol, singular: bool = False, k: in
     try:
         with mpmath.workdps(200):
             coeffs = mpmath.taylor(exact, 0, SERIES_TERMS - 1 + k, singular=singular)
+            if singular:
+                # mpmath takes the constant term as f(h/2) at h = 2**-684 with 684 bits, where
+                # the form's own cancellation leaves nothing (log(cosh(h))/h**2 is log(1)/h**2
+                # = 0 for 1/2). The mean at +-2**-100 is within 2**-200 of it.
+                d = mpmath.mpf(2) ** -100
+                coeffs[0] = (exact(d) + exact(-d)) / 2
     except (ArithmeticError, ValueError, TypeError):
         return None
     if not all(isinstance(c, mpmath.mpf) and mpmath.isfinite(c) for c in coeffs):

@@ -717,6 +717,18 @@ def test_log_of_a_ratio_at_its_removable_point(load_module) -> None:
     assert np.isclose(float(got[(0, 0)].numpy()[0]), -2 / 3, rtol=TOL)
 
 
+def test_log_cosh_over_a_square_near_zero(load_module) -> None:
+    # log(cosh(x))/x**2 is 1/2 - x**2/12 + x**4/45 - ... at 0: its Taylor polynomials (mpmath's,
+    # the constant term 0 where its first step left log(cosh(h)) = log(1); the slopes', from
+    # f's, as their own forms cancel beyond mpmath's precision). Before, f was 0 where
+    # logcosh(x) flushes, and f' and f'' cancelled to garbage below 0.1. The truth: the series.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("log(cosh(x))/x**2", "log_cosh_over_square", ["x"]).log_cosh_over_square
+    series = sp.Rational(1, 2) - x**2 / 12 + x**4 / 45 - 17 * x**6 / 2520
+    truth = {(): series, (0,): sp.diff(series, x), (0, 0): sp.diff(series, x, 2)}
+    _check(fn, truth, [x], [(1e-25,), (-1e-10,), (2e-3,), (-0.03,)])
+
+
 def test_soft_clip_where_its_slopes_cancel(load_module) -> None:
     # softplus(x) - softplus(x - 1), a smooth clip to [0, 1]: its slope sigmoid(x) -
     # sigmoid(x - 1) was 0 at x = 20 (truth 3.5e-9), and its f'' = sigmoid'(x) -
