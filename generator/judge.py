@@ -1203,6 +1203,25 @@ def accuracy(
     return bits[~np.isnan(truth)]
 
 
+# A value this small, a few powers of two above float32's smallest normal, may flush on the
+# way (x*sigmoid(x) at x = -88): `grossly_bad` does not count it (as regimes.NEGLIGIBLE).
+NEGLIGIBLE = 2.0**-102
+
+
+def grossly_bad(
+    expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None = None
+) -> bool:
+    """Whether `expr` is beyond GOOD_BITS at a sample point where the true value is finite and
+    not NEGLIGIBLE: wrong where it matters, not only where a result flushes, nor only around
+    a nonzero root (the judge's other points), where few forms keep their relative accuracy."""
+    points, truth, _ = judged_points(truth_expr, symbols, domain)
+    count = sample_points(len(symbols)).shape[1]
+    points, truth = points[:, :count], truth[:count]
+    bits = bits_of_error(evaluate32(float_constants(expr), symbols, points), truth)
+    with np.errstate(invalid="ignore"):
+        return bool(((bits > GOOD_BITS) & (np.abs(truth) >= NEGLIGIBLE)).any())
+
+
 def no_worse(variant: sp.Expr, form: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> bool:
     """Whether `variant` is as accurate in float32 as `form` (within TIE_BITS mean, finite
     wherever `form` is, and within GOOD_BITS wherever `form` is), both measured against

@@ -729,6 +729,23 @@ def test_log_cosh_over_a_square_near_zero(load_module) -> None:
     _check(fn, truth, [x], [(1e-25,), (-1e-10,), (2e-3,), (-0.03,)])
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "points"),
+    [
+        # x*exp(x)/(exp(x) - 1) is x + x/(exp(x) - 1): its f'' as SymPy writes it,
+        # (x*exp(x)*(exp(x) + 1) - 2*exp(x)*(exp(x) - 1))/(exp(x) - 1)**3, cancelled to
+        # -3.8e-6 for x in [16, 27] (truth 8e-7 to 4e-11); partial fractions in exp(x) do not.
+        ("x*exp(x)/(exp(x) - 1)", "planck_shifted", [(16.0,), (27.0,), (5.0,), (-5.0,), (0.3,)]),
+        # log(x**2 + exp(-x))'' for x > 0: 7-9 bits off over [8, 40] as one quotient.
+        ("log(x**2 + exp(-x))", "log_square_plus_exp", [(12.0,), (36.0,), (3.0,), (-4.0,)]),
+    ],
+)
+def test_partial_fractions_in_exp(load_module, text, name, points) -> None:
+    x = sp.Symbol("x", real=True)
+    fn = getattr(load_module(text, name, ["x"]), name)
+    _check(fn, sp.sympify(text, locals={"x": x}), [x], points)
+
+
 def test_soft_clip_where_its_slopes_cancel(load_module) -> None:
     # softplus(x) - softplus(x - 1), a smooth clip to [0, 1]: its slope sigmoid(x) -
     # sigmoid(x - 1) was 0 at x = 20 (truth 3.5e-9), and its f'' = sigmoid'(x) -
