@@ -536,8 +536,8 @@ def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
     return 4 * e / d * ((1 + e) / d)
 
 
-def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    # As the printed helper, in float64 (its float64 regimes: start 2, 48 levels and their
+def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, ...]:
+    # As the printed helper, in float64 (its float64 regimes: start 2, 64 levels and their
     # tail's fixed point), rounded to u's dtype.
     u = np.asanyarray(u)
     w = u.astype(np.float64)
@@ -546,13 +546,20 @@ def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     w_far = np.maximum(w, 2.0)
     with np.errstate(all="ignore"):
         t_near = _np.exp(-np.square(w_near)) / (math.sqrt(math.pi) * np.asanyarray(_erfc(w_near), dtype=np.float64))
-        s = 0.5 * (w_far + np.sqrt(np.square(w_far) + 2.0 * 49))
-        for k in range(48, 1, -1):
+        s = 0.5 * (w_far + np.sqrt(np.square(w_far) + 2.0 * 65))
+        for k in range(64, 3, -1):
             s = w_far + (0.5 * k) / s
-    r_far = 0.5 / s
-    t = np.where(near, t_near, w_far + r_far)
-    r = np.where(near, t_near - w_near, r_far)
-    return t.astype(u.dtype), r.astype(u.dtype)
+        level = 1.5 / s
+        rest = 1.0 / (w_far + level)
+        s = w_far + rest
+        r_far = 0.5 / s
+        r_near = t_near - w_near
+        d_near = 2.0 * t_near * r_near - 1.0
+        t = np.where(near, t_near, w_far + r_far)
+        r = np.where(near, r_near, r_far)
+        slope = np.where(near, d_near, (r_far - rest) / s)
+        curvature = np.where(near, 2.0 * np.square(r_near) + d_near, rest * (level - rest) / np.square(s))
+    return tuple(part.astype(u.dtype) for part in (t, r, slope, curvature))
 
 
 def _clip(x: np.ndarray, lo: object, hi: object) -> np.ndarray:
@@ -651,6 +658,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "tanh_softplus_slope": _tanh_softplus_slope,
     "mills": _flushed(lambda u: _mills_parts(u)[0]),
     "mills_gap": _flushed(lambda u: _mills_parts(u)[1]),
+    "mills_gap_slope": _flushed(lambda u: _mills_parts(u)[2]),
+    "mills_curvature": _flushed(lambda u: _mills_parts(u)[3]),
     "DiracDelta": np.zeros_like,
     "Heaviside": lambda x, *a: (np.asanyarray(x) > 0).astype(np.asanyarray(x).dtype),
 }
@@ -1545,6 +1554,8 @@ OP_COST: dict[str, float] = {
     # 23 levels of erfc's continued fraction (float32), a sqrt, and the quotient below them, under a where.
     "mills": 8.0,
     "mills_gap": 8.0,
+    "mills_gap_slope": 8.5,
+    "mills_curvature": 9.0,
     "where": 1.25,  # per condition of a Piecewise
 }
 ARITHMETIC_COST = 0.5  # + - * / and squares

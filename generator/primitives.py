@@ -32,6 +32,8 @@ __all__ = [
     "logcosh",
     "mills",
     "mills_gap",
+    "mills_gap_slope",
+    "mills_curvature",
     "sigmoid",
     "sigmoid_slope",
     "softplus",
@@ -535,18 +537,68 @@ class mills_gap(sp.Function):  # noqa: N801
     """mills(x) - x, computed without the cancellation: about 1/(2x) for large x (from erfc's
     continued fraction), about -x for x << 0.
 
-    Its derivative is 2*mills(x)*mills_gap(x) - 1, which cancels for large x (beyond the
-    orders the judge measures).
+    Its derivative is 2*mills(x)*mills_gap(x) - 1, which cancels for large x, where it is
+    about -1/(2*x**2): mills_gap_slope computes it without.
+    """
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return mills_gap_slope(self.args[0])
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)) - x
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+    def _eval_is_positive(self) -> bool | None:
+        return True if self.args[0].is_extended_real else None
+
+
+class mills_gap_slope(sp.Function):  # noqa: N801
+    """2*mills(x)*mills_gap(x) - 1, mills_gap's derivative, computed without the cancellation:
+    about -1/(2*x**2) for large x (the inverse Mills ratio's f'' is 0 from x = 9 in float32
+    as written), about -1 for x << 0.
+
+    Its derivative is 2*mills(x)*mills_curvature(x).
     """
 
     nargs = 1
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         x = self.args[0]
-        return 2 * mills(x) * self - 1
+        return 2 * mills(x) * mills_curvature(x)
 
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
-        return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)) - x
+        m = sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
+        return 2 * m * (m - x) - 1
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+    def _eval_is_negative(self) -> bool | None:
+        return True if self.args[0].is_extended_real else None
+
+
+class mills_curvature(sp.Function):  # noqa: N801
+    """2*mills_gap(x)**2 + mills_gap_slope(x), mills''/(2*mills), computed without the
+    cancellation: about 1/(2*x**4) for large x, where the two terms are about +-1/(2*x**2);
+    about 2*x**2 - 1 for x << 0.
+
+    Its derivative, 4*mills_gap(x)*mills_gap_slope(x) + 2*mills(x)*mills_curvature(x),
+    cancels for large x (beyond the orders the judge measures).
+    """
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x = self.args[0]
+        return 4 * mills_gap(x) * mills_gap_slope(x) + 2 * mills(x) * self
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        m = sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
+        return 2 * (m - x) ** 2 + 2 * m * (m - x) - 1
 
     def _eval_is_extended_real(self) -> bool | None:
         return self.args[0].is_extended_real
@@ -868,6 +920,10 @@ class split_power(sp.Function):  # noqa: N801
         return (self.args[0] ** self.args[1]).is_extended_real
 
 
+def _mills_naive(x: sp.Expr) -> sp.Expr:
+    return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
+
+
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -890,6 +946,8 @@ def naive(expr: sp.Expr) -> sp.Expr:
         # at no precision it reaches.
         mills: lambda x: sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)),
         mills_gap: lambda x: sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)) - x,
+        mills_gap_slope: lambda x: 2 * _mills_naive(x) * (_mills_naive(x) - x) - 1,
+        mills_curvature: lambda x: 2 * (_mills_naive(x) - x) ** 2 + 2 * _mills_naive(x) * (_mills_naive(x) - x) - 1,
         # Unevaluated: SymPy's erfc(-u) would be 2 - erfc(u), which mpmath cancels for u >> 0.
         erfc: lambda x: sp.erfc(x, evaluate=False),
         ipow: lambda base, k: base**k,

@@ -1253,6 +1253,56 @@ def test_helpers_less_their_first_order_against_mpmath(load_module, helper: str,
     assert edges.tolist() == edges_out
 
 
+def _mills_truths(u: float) -> tuple[float, float, float, float]:
+    """mills, mills_gap, mills_gap_slope, mills_curvature at u, from mpmath at 150 digits: the
+    last two cancel to 1/u**2 and 1/u**4 of their terms for large u."""
+    with mpmath.workdps(150):
+        v = mpmath.mpf(u)
+        m = mpmath.exp(-(v**2)) / (mpmath.sqrt(mpmath.pi) * mpmath.erfc(v))
+        g = m - v
+        d = 2 * m * g - 1
+        return float(m), float(g), float(d), float(2 * g**2 + d)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mills_helpers_against_mpmath(load_module, dtype: str) -> None:
+    # The truncated normal's variance 1 - lambda*(lambda - x) is -mills_gap_slope(x/sqrt(2)),
+    # and its slope brings in mills_curvature: both from erfc's continued fraction beyond
+    # u = 1.25 (2 in float64), from the quotient in float64 below. As written they cancel for
+    # large u (the inverse Mills ratio's f'' was 0 from x = 9, 13-15 bits off at x = 3-5).
+    import tensorflow as tf
+
+    text = "1 - sqrt(2/pi)*exp(-x**2/2)/erfc(x/sqrt(2))*(sqrt(2/pi)*exp(-x**2/2)/erfc(x/sqrt(2)) - x)"
+    module = load_module(text, "truncated_normal_variance", ["x"])
+    np_dtype = np.dtype(dtype)
+    values = np.concatenate(
+        [-np.logspace(-6, 1.2, 30), np.logspace(-6, 15, 90), [0.0, 1.0, 1.25, 1.2499999, 2.0, 1.9999999]]
+    ).astype(np_dtype)
+    helpers = ["_mills", "_mills_gap", "_mills_gap_slope", "_mills_curvature"]
+    got = [getattr(module, h)(tf.constant(values)).numpy() for h in helpers]
+    tiny = float(np.finfo(np_dtype).tiny)
+    # float32: the quotient below u = 2 is taken in float64 and rounded once; the fraction's
+    # levels beyond, 3.8 ulps seen. float64: the quotient cancels in its own dtype below 2 (854
+    # ulps, 10 of 53 bits, for the curvature at u = 2; exp(-u**2) 36 at u = -16).
+    ulps = 4.0 if dtype == "float32" else 2.0**10
+    for i, u in enumerate(values.tolist()):
+        for name, value, true in zip(helpers, (g[i] for g in got), _mills_truths(u)):
+            if abs(true) < tiny:
+                continue  # flushed where the truth is subnormal
+            assert abs(float(value) - true) <= ulps * float(np.spacing(np_dtype.type(abs(true)))), (name, u, value, true)
+
+
+def test_inverse_mills_ratio_curvature(load_module) -> None:
+    # lambda(x) = phi(x)/(1 - Phi(x)) is about x + 1/x: its f'' = 2*mills*(2*gap**2 + slope),
+    # in u = x/sqrt(2), cancels to about 2/x**3 (0 from x = 9, NaN from x = 1.3e19 before; 34.9%
+    # of the benchmark's points within 3 bits). As mills*mills_curvature it does not.
+    x = sp.Symbol("x", real=True)
+    text = "sqrt(2/pi)*exp(-x**2/2)/erfc(x/sqrt(2))"
+    fn = load_module(text, "inverse_mills", ["x"]).inverse_mills
+    # 8e-7: x/sqrt(2) rounds, and the curvature, about 1/(2*u**4), takes four times its error.
+    _check(fn, sp.sympify(text, locals={"x": x}), [x], [(5.0,), (9.0,), (30.0,), (1e3,), (-0.5,), (0.5,)], tol=8e-7)
+
+
 def test_scaled_quotient_slopes_where_the_inputs_meet(load_module) -> None:
     # x*y/(x**2 + y**2)'s slope y*(y - x)*(y + x)/(x**2 + y**2)**2 is scaled by
     # m = (|x| + |y|)/2 against overflow; y - x as (y/2 - x/2)/(m/2), not y/m - x/m, whose

@@ -47,6 +47,9 @@ from generator.primitives import (
     logaddexp,
     logcosh,
     mills,
+    mills_curvature,
+    mills_gap,
+    mills_gap_slope,
     mul_exp,
     mul_no_nan,
     naive,
@@ -1567,6 +1570,13 @@ CASES: tuple[Case, ...] = (
         {x: (16.0,), t: (1 - 2.0**-20,)},
         label="sigmoid",
     ),
+    # erfc's hazard less its argument: mills(u) is about u + 1/(2u), and at u = 1e4 their
+    # difference rounds to 0; mills_gap is 5e-5. The truncated normal's lambda - x.
+    Case("mills_gap", mills(x) - x, mills_gap(x), {x: (1e4, 1e3)}),
+    # 2*mills*gap - 1 at u = 1e3 is -5e-7, from a product within an ulp of 1.
+    Case("mills_gap_slope", 2 * mills(x) * mills_gap(x) - 1, mills_gap_slope(x), {x: (1e3, 3e3)}),
+    # 2*gap**2 + slope at u = 1e3: terms of +-5e-7 for a sum of 5e-13.
+    Case("mills_curvature", 2 * mills_gap(x) ** 2 + mills_gap_slope(x), mills_curvature(x), {x: (1e3, 3e3)}),
     # softplus(z) - z*sigmoid(z), the entropy of a logit, at z = 20: softplus(z) - z and
     # z*sigmoid(-z) each lose 20 bits if one of the two is reflected alone; both reflected
     # at once, softplus(-z) + z*sigmoid(-z) holds no difference.

@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     pass
-    yield '@tf.custom_gradient\ndef _mills_gap(u):\n    """_mills(u) - u without the cancellation: about 1 / (2u) for large u; see _mills_parts.\n\n    Its gradient is 2 * mills * gap - 1 (which cancels for large u: beyond the orders the generator measures).\n    """\n\n    def gradient(dy):\n        return dy * (2.0 * _mills(u) * _mills_gap(u) - 1.0)\n\n    return _mills_parts(u)[1], gradient\n'
+    yield '@tf.custom_gradient\ndef _mills_gap(u):\n    """_mills(u) - u without the cancellation: about 1 / (2u) for large u; see _mills_parts.\n\n    Its gradient, 2 * mills * gap - 1, is given here from _mills_gap_slope, which does not cancel.\n    """\n\n    def gradient(dy):\n        return dy * _mills_gap_slope(u)\n\n    return _mills_parts(u)[1], gradient\n'
 
 blocks = {}
 debug_info = ''
