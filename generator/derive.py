@@ -591,7 +591,10 @@ def _add_regimes(
 
     Each branch is measured against the derivative itself, at the points where it is
     taken: a series at 0 then comes from the derivative's own (a branch may itself be a
-    where, whose textbook form has none: log(1 + x**2)/x's f'' was NaN below 1e-13).
+    where, whose textbook form has none: log(1 + x**2)/x's f'' was NaN below 1e-13). Where
+    the derivative is itself a where (the user's where(x == 0, 1, sin(x)/x)), whose series
+    SymPy takes from the wrong branch, each branch's own math is its truth: mpmath
+    evaluates it exactly, and it equals the derivative wherever the branch is taken.
     """
     from generator import guards, regimes
 
@@ -601,7 +604,11 @@ def _add_regimes(
     notes: list[str] = []
     for value, condition, taken, _ in guards.branches(form):
         if not value.is_number:
-            value, found = regimes.add_regimes(value, truth, x, domain, order, roots, taken)
+            if truth.has(sp.Piecewise):
+                where_taken = sp.Piecewise((domain, taken), (sp.nan, True))
+                value, found = regimes.add_regimes(value, value, x, where_taken, roots=roots)
+            else:
+                value, found = regimes.add_regimes(value, truth, x, domain, order, roots, taken)
             notes.extend(n for n in found if n not in notes)
         cases.append((value, condition))
     return sp.Piecewise(*cases), tuple(notes)

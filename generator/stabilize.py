@@ -1139,6 +1139,34 @@ def _polygamma_difference(node: sp.Expr) -> sp.Expr | None:
     return rest + sign * c * polygamma_diff(n, y, x)
 
 
+def _clear_reciprocals(node: sp.Expr) -> sp.Expr | None:
+    """s**a*(b + c/s)**k*... as s**(a - k)*(b*s + c)**k*... for an input s and an integer k,
+    where that lowers the powers of s: x**3*(1 + 1/x)**2, as SymPy differentiates
+    (1 + 1/x)**x, is 0*inf = NaN below x = 5e-20, where x*(x + 1)**2 is x."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for s in sorted(node.free_symbols, key=sp.default_sort_key):
+        powers = node.as_powers_dict()
+        outside = sp.sympify(powers.get(s, 0))
+        if not (outside.is_Integer and outside != 0):
+            continue
+        replaced = {}
+        total = outside
+        for base, k in powers.items():
+            if not (isinstance(base, sp.Add) and k.is_Integer):
+                continue
+            numerator, denominator = sp.fraction(sp.together(base))
+            m = sp.degree(denominator, s) if denominator.is_polynomial(s) else 0
+            if m <= 0 or denominator != s**m or numerator.has(1 / s):
+                continue
+            replaced[base**k] = sp.expand(numerator) ** k
+            total -= m * k
+        if replaced and abs(total) < abs(outside):
+            kept = [f for f in sp.Mul.make_args(node) if f not in replaced and f.as_base_exp()[0] != s]
+            return sp.Mul(*kept, *replaced.values()) * s**total
+    return None
+
+
 def _mills_less_argument(node: sp.Expr) -> sp.Expr | None:
     """k*mills(u) - k*u + r as k*mills_gap(u) + r: mills(u) is about u for large u, and the
     difference cancels (the truncated normal's lambda - x, with lambda the inverse Mills
@@ -1258,6 +1286,11 @@ RULES: tuple[Rule, ...] = (
         "erfc_tail",
         "exp(-u**2) and erfc(u) underflow from u = 9.2 where their quotient is about u; erfc's hazard mills(u) does not",
         _erfc_and_exp,
+    ),
+    Rule(
+        "clear_reciprocals",
+        "s**a*(b + c/s)**k is 0*inf where s**a flushes and c/s overflows; s**(a - k)*(b*s + c)**k is not",
+        _clear_reciprocals,
     ),
     Rule(
         "mills_gap",

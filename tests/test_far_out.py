@@ -582,6 +582,9 @@ def test_second_derivative_next_to_an_irrational_root(
         # + ...: 0/0 below 1e-13, where x**4 flushes. That branch takes the derivative's own
         # series at 0 (regimes are sought per branch, against the derivative itself).
         ("log(1 + x**2)/x", "log1p_square_over_x", [(1e-13,), (-3e-15,), (0.2,), (-0.7,), (3.0,)]),
+        # (1 + 1/x)**x's f'' as SymPy writes it divides by x**3*(1 + 1/x)**2, 0*inf = NaN below
+        # x = 5e-20; x*(x + 1)**2 (clear_reciprocals) is not.
+        ("(1 + 1/x)**x", "compound_interest", [(1e-25,), (3e-20,), (1e-8,), (2.0,)]),
     ],
 )
 def test_one_input_forms_finite_far_out(load_module, text, name, points) -> None:

@@ -1570,6 +1570,9 @@ CASES: tuple[Case, ...] = (
         {x: (16.0,), t: (1 - 2.0**-20,)},
         label="sigmoid",
     ),
+    # (1 + 1/x)**x's f'' has 1/(x**3*(1 + 1/x)**2): at x = 1e-20, x**3 flushes and the square
+    # overflows (0*inf); 1/(x*(x + 1)**2) is 1e20.
+    Case("clear_reciprocals", 1 / (x**3 * (1 + 1 / x) ** 2), 1 / (x * (x + 1) ** 2), {x: (1e-20, 3e-25)}),
     # erfc's hazard less its argument: mills(u) is about u + 1/(2u), and at u = 1e4 their
     # difference rounds to 0; mills_gap is 5e-5. The truncated normal's lambda - x.
     Case("mills_gap", mills(x) - x, mills_gap(x), {x: (1e4, 1e3)}),
