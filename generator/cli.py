@@ -147,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep the relative accuracy of one-input forms near their nonzero roots, where their terms cancel "
         "(swish' loses 9 bits within 2**-10 of -1.278), with a Taylor polynomial there: a where and 10-30 "
-        "more ops per form it applies to (swish' and swish'' take twice the run time in graph mode)",
+        "more ops per form it applies to (swish' and swish'' take twice the run time in graph mode); and in a "
+        "band where a form cancels between its series at 0 and far out (tanh(x)/x's f'' near |x| = 1), the "
+        "Taylor polynomial around the band's middle",
     )
     parser.add_argument(
         "--compensated-arguments",

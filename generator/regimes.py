@@ -123,6 +123,24 @@ def add_regimes(
         if trial_score is not None and trial_score <= score:
             result, score, at_singular = trial, trial_score, True
     series = result.has(polyval)
+    # With `roots`, a form that cancels between the series' reach and far out (tanh(x)/x's
+    # f'' loses 6-7 bits over |x| in [0.5, 1.4], where 2*tanh(x) and 2*x/cosh(x)**2 nearly
+    # meet): the truth's Taylor polynomial around the middle of the bad points, on each
+    # side, where it measures better. Like a root's, a where and a polynomial of 26 terms.
+    patched = False
+    for sign in (1, -1) if roots else ():
+        now = judge.bits_of_error(judge.evaluate32(result, (x,), points), reference)
+        mid = (now > judge.GOOD_BITS) & defined & (sign * xs >= NEAR_ZERO) & (sign * xs <= FAR_OUT)
+        mid &= np.abs(reference) >= NEGLIGIBLE
+        if np.count_nonzero(mid) < 2:
+            continue
+        center = sp.Rational(round(float(np.median(xs[mid])) * 16), 16)
+        if center == 0:
+            continue
+        trial = _series_regime(result, truth, x, center, patch=True)
+        trial_score = None if trial is None else judge.score(trial, (x,), points, reference)
+        if trial_score is not None and trial_score < score:
+            result, score, patched = trial, trial_score, True
     at_roots = False
     for root in at_nonzero:
         trial = _root_regime(result, truth, x, root)
@@ -157,7 +175,8 @@ def add_regimes(
     if result is expr or (score >= bits[defined].mean() and not at_singular and not at_roots):
         return expr, ()
     tails = {"algebraic_tail" if value.has(polyval) else "asymptote" for value, _ in sides.values()}
-    notes = (("series",) if series else ()) + (("root",) if at_roots else ()) + tuple(sorted(tails))
+    notes = (("series",) if series else ()) + (("patch",) if patched else ()) + (("root",) if at_roots else ())
+    notes += tuple(sorted(tails))
     return result, notes
 
 
@@ -689,6 +708,7 @@ def _series_regime(
     x: sp.Symbol,
     center: sp.Rational = sp.Integer(0),
     source: tuple[sp.Expr, int] | None = None,
+    patch: bool = False,
 ) -> sp.Expr | None:
     """The Taylor polynomial of `truth` at `center`, below a threshold in |x - center|, and
     `expr` beyond it. Away from 0, only at a removable singularity (not a point where the
@@ -696,7 +716,10 @@ def _series_regime(
 
     Where truth's textbook form is too large for SymPy's series, `source` = (f, k), truth
     being f's k-th derivative, gives it as the k-th derivative of f's series (sin(x)/(x*(1 +
-    x**2)): its f'' has 70 ops, f has 7)."""
+    x**2)): its f'' has 70 ops, f has 7).
+
+    With `patch`, at a center where truth is regular, from mpmath's Taylor coefficients
+    there: a patch over a band where the form cancels."""
     # Where f itself has no series at 0 (atanh(erfc(x)) is atanh(1) there), its derivatives
     # have none either: SymPy's series of atanh(erfc(x))' at its pole ran for minutes.
     if center == 0 and source is not None and _branch_point_at_zero(naive(source[0]), x):
@@ -742,6 +765,9 @@ def _series_regime(
             series = _numeric_taylor(numeric(), x, singular=not _regular_at_zero(textbook, x), k=k)
         else:
             series = _symbolic_series(textbook, x, k)
+    elif patch:
+        h = sp.Dummy("h", real=True)
+        series = _numeric_taylor(lambda t: exact(mpmath.mpf(float(center)) + t), h)
     else:
         h = sp.Dummy("h", real=True)
         shifted = textbook.xreplace({x: center + h})

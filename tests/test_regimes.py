@@ -504,3 +504,22 @@ def test_no_root_regimes_for_a_form_with_many_roots() -> None:
     _, notes = regimes.add_regimes(derivative, derivative, x, f, 1, roots=True)
     assert "root" not in notes
     assert regimes._bad_roots(derivative, derivative, x, f) == []
+
+
+def test_patch_where_a_form_cancels_between_its_series_and_far_out() -> None:
+    # tanh(x)/x's f'' as differentiated, 2*tanh(x)/x**3 - 2/(x**2*cosh(x)**2) - ..., cancels
+    # by 6-7 bits over |x| in [0.5, 1.4]: beyond its series' threshold 0.5, far from its
+    # asymptote. With `roots` (--accurate-roots), a Taylor polynomial around the middle of
+    # the bad points on each side; without, none (a where and 26 terms per form).
+    f = sp.tanh(x) / x
+    second = sp.diff(f, x, 2)
+    points = np.array([[0.6, 0.875, 1.0, 1.25, -0.875, -1.25]])
+    truth = judge.reference(second, (x,), points)
+    plain, notes = regimes.add_regimes(second, second, x, f, 2)
+    assert "patch" not in notes
+    patched, notes = regimes.add_regimes(second, second, x, f, 2, roots=True)
+    assert "patch" in notes
+    before = judge.bits_of_error(judge.evaluate32(plain, (x,), points), truth)
+    after = judge.bits_of_error(judge.evaluate32(patched, (x,), points), truth)
+    assert (before > judge.GOOD_BITS).sum() >= 3, before
+    assert (after <= judge.GOOD_BITS).all(), after
