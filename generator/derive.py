@@ -183,7 +183,7 @@ def derive(
             # SymPy factors exp(k*u) as a power of exp(u/q), k = p/q, densely: 66 s for
             # exp(-837697249*x), as exp(-(0.144715/(y*(0.5 - x - y)))**2/2) has it.
             factored = sp.factor(together) if _max_exp_multiple(together) <= SIMPLIFY_MAX_POWER else together
-            sources += [together, factored, *_hyperbolic_identities(together)]
+            sources += [together, factored, *_hyperbolic_identities(together), *_in_one_difference(raw_form)]
             # Those with u/|u| as sign(u) first (sign_product), before the quotient rules split
             # u and |u| apart: the pseudo-Huber slope's d*x**4/|d| became (x/|d|)*(d/hypot(d, x)),
             # inf*0 where |d| << |x|; c*(sqrt(c**2 + x**2) - |c|)/|c| is sign(c)*(hypot(c, x) - |c|).
@@ -274,7 +274,7 @@ def derive(
         fired.append("sigmoid_slope")
         partials = lowered
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
-    partials = {i: _hold_common_factors(_fold_constant_sums(e)) for i, e in partials.items()}
+    partials = {i: _group_input_sums(_hold_common_factors(_fold_constant_sums(e))) for i, e in partials.items()}
     if compensated_arguments and not float64_inside:
         # Last, on the printed shapes: the rounding of each argument (x - y, -x**2/2,
         # x/sqrt(2), ...) as the module computes it.
@@ -318,6 +318,21 @@ def derive(
     # share work (gelu_tanh' reuses the forward pass's sigmoid).
     partials = {i: e if len(i) == order else guards.unguarded(e) for i, e in partials.items()}
     return Derivation(variables, expr, partials, tuple(fired), order, accuracy, guarded)
+
+
+def _group_input_sums(form: sp.Expr) -> sp.Expr:
+    """`form` with the inputs (times numbers) of each sum that has two or more of them and
+    other terms summed apart first, held (ipow(., 1)): the module's terms come in SymPy's
+    order, and exp(x - y) + y - x at x = y = -1.8e36 was (1 + y) - x = 0 (the Gumbel NLL's
+    truth is 1); (y - x) + exp(x - y) is not."""
+
+    def group(add: sp.Add) -> sp.Expr:
+        linear = [a for a in add.args if not a.is_number and a.as_coeff_Mul()[1].is_Symbol]
+        if len(linear) < 2 or len(linear) == len(add.args):
+            return add
+        return ipow(sp.Add(*linear), 1) + sp.Add(*(a for a in add.args if a not in linear))
+
+    return form.replace(lambda e: isinstance(e, sp.Add), group)
 
 
 def _fold_constant_sums(form: sp.Expr) -> sp.Expr:
@@ -520,6 +535,27 @@ def _shorter_expanded(form: sp.Expr) -> sp.Expr | None:
         return None
     expanded = sp.expand(form, power_exp=False, power_base=False, log=False, multinomial=False)
     return expanded if sp.count_ops(expanded) < sp.count_ops(form) else None
+
+
+def _in_one_difference(form: sp.Expr) -> list[sp.Expr]:
+    """`form` simplified as a function of a - b, where it depends on two inputs only through
+    their difference: factored so, (x - y)**2 + 1 stays whole, where factoring in x and y
+    expands it to x**2 - 2*x*y + y**2 + 1, which cancels near x = y (the smooth L1 loss
+    sqrt(1 + (x - y)**2) - 1 had its d2f/dy2 so: 3.5 mean bits on the judge's grid)."""
+    symbols = sorted(form.free_symbols, key=sp.default_sort_key)
+    if len(symbols) != 2:
+        return []
+    a, b = symbols
+    d = sp.Dummy("d", real=True)
+    shifted = form.xreplace({a: d + b})
+    try:
+        shifted = sp.simplify(shifted) if shifted.has(b) else shifted
+    except (TypeError, ValueError, NotImplementedError, RecursionError):
+        return []
+    if shifted.has(b):
+        return []
+    factored = sp.factor(sp.cancel(sp.together(shifted)))
+    return [factored.xreplace({d: a - b})]
 
 
 def _partial_fractions_in_exp(quotient: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:

@@ -595,8 +595,11 @@ def _leg_over_hypot(node: sp.Expr) -> sp.Expr | None:
         if not (isinstance(factor, sp.Pow) and factor.exp == -1 and isinstance(factor.base, hypot)):
             continue
         legs = _hypot_legs(factor.base)
-        for i, u in enumerate(legs):
-            if u in node.args and not u.is_number:
+        for i, leg in enumerate(legs):
+            # The leg or its negative: (y - x)/hypot(1, x - y), as SymPy writes -(x - y), is
+            # hypot_ratio(y - x, 1), whose derivatives are ratios again.
+            u = next((v for v in (leg, sp.expand(-leg)) if v in node.args), None)
+            if u is not None and not u.is_number:
                 others = legs[:i] + legs[i + 1 :]
                 rest = others[0] if len(others) == 1 else _hypot_of_squares(sp.Add(*(leg**2 for leg in others)))
                 if rest is None:

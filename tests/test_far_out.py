@@ -749,6 +749,18 @@ def test_partial_fractions_in_exp(load_module, text, name, points) -> None:
     _check(fn, sp.sympify(text, locals={"x": x}), [x], points)
 
 
+def test_functions_of_a_difference_where_the_inputs_meet(load_module) -> None:
+    # The Gumbel NLL exp(x - y) - (x - y) at x = y = -1.8e36 was summed (exp(0) + y) - x = 0
+    # (truth 1): the inputs of a sum are now added first. The smooth L1 loss
+    # sqrt(1 + (x - y)**2) - 1 had d2f/dy2 over (x**2 - 2*x*y + y**2 + 1)**(3/2), NaN at
+    # x = y = -1.8e36; as a function of x - y it is hypot(1, x - y)**-3.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    points = [(-1.78e36, -1.78e36), (3e38, 3e38), (1e20, 1e20), (2.0, -1.5), (0.5, 0.75)]
+    for text, name in [("exp(x - y) - (x - y)", "gumbel_nll"), ("sqrt(1 + (x - y)**2) - 1", "smooth_l1")]:
+        fn = getattr(load_module(text, name, ["x", "y"]), name)
+        _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
+
+
 def test_soft_clip_where_its_slopes_cancel(load_module) -> None:
     # softplus(x) - softplus(x - 1), a smooth clip to [0, 1]: its slope sigmoid(x) -
     # sigmoid(x - 1) was 0 at x = 20 (truth 3.5e-9), and its f'' = sigmoid'(x) -
