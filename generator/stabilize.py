@@ -2425,7 +2425,19 @@ def _scale_quotient(node: sp.Expr) -> sp.Expr | None:
 
     Other quotients of polynomials are written over m = 1 + (|x| + |y| + ...)/n, each
     monomial of degree k in a polynomial of degree D as c*(x/m)**a*(y/m)**b*(1/m)**(D - k):
-    x**2/(1 + x**2 + y**2) is inf/inf beyond 1.8e19, where X**2/(r**2 + X**2 + Y**2) is not."""
+    x**2/(1 + x**2 + y**2) is inf/inf beyond 1.8e19, where X**2/(r**2 + X**2 + Y**2) is not.
+
+    An input that divides the quotient whole divides it last, unscaled: the Student-t NLL's
+    slope in its scale, -3*(s + x)*(x - s)/(s*(x**2 + 3*s**2)), had s/m in its denominator,
+    which flushes to 0 at x = -2.6e32, s = 3e-28 (the slope -1e28 was -inf)."""
+    if isinstance(node, sp.Mul):
+        divisors = [f for f in node.args if f.is_Pow and f.base.is_Symbol and f.exp.is_Integer and f.exp < 0]
+        inner = _scale_quotient(node * sp.Mul(*(1 / f for f in divisors))) if divisors else None
+        if inner is not None:
+            for f in divisors:
+                for _ in range(-int(f.exp)):
+                    inner = ipow(inner / f.base, 1)
+            return inner
     found = _quotient_polys(node)
     if found is None:
         return None

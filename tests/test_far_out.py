@@ -761,6 +761,17 @@ def test_functions_of_a_difference_where_the_inputs_meet(load_module) -> None:
         _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
+def test_student_t_slope_in_its_scale_where_the_ratio_overflows(load_module) -> None:
+    # log(s) + 2*log(1 + (x/s)**2/3)'s d/ds = -3*(s + x)*(x - s)/(s*(x**2 + 3*s**2)), scaled
+    # by m = (|x| + |s|)/2 against overflow: s/m flushed to 0 in the denominator at
+    # x = -2.6e32, s = 3e-28 (-inf for -1e28). The divisor s now divides last, unscaled.
+    x, s = sp.Symbol("x", real=True), sp.Symbol("s", positive=True)
+    text = "log(s) + 2*log(1 + (x/s)**2/3)"
+    fn = load_module(text, "student_t", ["x", "s"]).student_t
+    points = [(-2.56e32, 2.95e-28), (-4.34e21, 3.99e-22), (3e38, 3e38), (1.5, 0.5), (1e-20, 2.0)]
+    _check(fn, sp.sympify(text, locals={"x": x, "s": s}), [x, s], points)
+
+
 def test_soft_clip_where_its_slopes_cancel(load_module) -> None:
     # softplus(x) - softplus(x - 1), a smooth clip to [0, 1]: its slope sigmoid(x) -
     # sigmoid(x - 1) was 0 at x = 20 (truth 3.5e-9), and its f'' = sigmoid'(x) -
