@@ -1170,6 +1170,22 @@ def _clear_reciprocals(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+LOG_HYPOT_HALVED = sp.Float(2.0**125, 17)
+
+
+def _log_of_hypot(node: sp.Expr) -> sp.Expr | None:
+    """log(hypot(a, b)) as log(hypot(a/2, b/2)) + log(2) where |a| or |b| is beyond 2**125:
+    hypot overflows from 2.4e38 in float32 where its log, 88.7 to 89.1, does not (log(x**2 +
+    y**2)/2 at x = y = 3.4e38 was inf for 89.07). The halves are exact."""
+    if not (isinstance(node, sp.log) and isinstance(node.args[0], hypot) and len(node.args[0].args) == 2):
+        return None
+    a, b = node.args[0].args
+    far = (sp.Abs(a) > LOG_HYPOT_HALVED) | (sp.Abs(b) > LOG_HYPOT_HALVED)
+    # ipow(., 1) holds each hypot: the rule would take its logs again on the next pass.
+    held = sp.log(ipow(node.args[0], 1))
+    return sp.Piecewise((sp.log(ipow(hypot(a / 2, b / 2), 1)) + sp.log(2), far), (held, True))
+
+
 def _mills_less_argument(node: sp.Expr) -> sp.Expr | None:
     """k*mills(u) - k*u + r as k*mills_gap(u) + r: mills(u) is about u for large u, and the
     difference cancels (the truncated normal's lambda - x, with lambda the inverse Mills
@@ -1289,6 +1305,11 @@ RULES: tuple[Rule, ...] = (
         "erfc_tail",
         "exp(-u**2) and erfc(u) underflow from u = 9.2 where their quotient is about u; erfc's hazard mills(u) does not",
         _erfc_and_exp,
+    ),
+    Rule(
+        "log_hypot",
+        "log(hypot(a, b)) is inf where hypot overflows (|a| near 3.4e38) and the log is 89; log(hypot(a/2, b/2)) + log(2) is not",
+        _log_of_hypot,
     ),
     Rule(
         "clear_reciprocals",

@@ -59,7 +59,7 @@ from generator.primitives import (
     softplus,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, REPAIRS, RULES, VARIANTS, repairs
+from generator.stabilize import ECONOMIES, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 # log1mexp(u) - log(u) = -u/2 + u**2/24 - u**4/2880 + ..., to u**22 (B_2k/(2k*(2k)!) u**2k).
@@ -1569,6 +1569,16 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise((ipow(1 - t, 1) - sigmoid(-x), x > 0), (sigmoid(x) - t, True)),
         {x: (16.0,), t: (1 - 2.0**-20,)},
         label="sigmoid",
+    ),
+    # log(x**2 + y**2)/2 at x = y = 3e38: hypot is inf (4.2e38), its log 89.0.
+    Case(
+        "log_hypot",
+        sp.log(hypot(x, y)),
+        sp.Piecewise(
+            (sp.log(ipow(hypot(x / 2, y / 2), 1)) + sp.log(2), (sp.Abs(x) > LOG_HYPOT_HALVED) | (sp.Abs(y) > LOG_HYPOT_HALVED)),
+            (sp.log(ipow(hypot(x, y), 1)), True),
+        ),
+        {x: (3e38, -3e38), y: (3e38, 2.5e38)},
     ),
     # (1 + 1/x)**x's f'' has 1/(x**3*(1 + 1/x)**2): at x = 1e-20, x**3 flushes and the square
     # overflows (0*inf); 1/(x*(x + 1)**2) is 1e20.
