@@ -205,12 +205,15 @@ def derive(
         chosen = choose(stable_all(sources, raw_form), raw_form)
         # Partial fractions in exp(u) cost a where and a second form; they are offered only
         # where the choice is wrong at values that matter (not swish's, which flush at -88).
-        if sp.count_ops(raw_form) > SIMPLIFY_MAX_OPS or _max_power(raw_form) > SIMPLIFY_MAX_POWER:
+        if (
+            sp.count_ops(raw_form) > SIMPLIFY_MAX_OPS
+            or _max_power(raw_form) > SIMPLIFY_MAX_POWER
+            or not raw_form.has(sp.exp)
+            or not judge.grossly_bad(as_judged(chosen.xreplace(defaults)), raw_form.xreplace(defaults), variables, domain)
+        ):
             return chosen
         found = _partial_fractions_in_exp(sp.cancel(sp.together(raw_form)))
-        if found is None or not judge.grossly_bad(
-            as_judged(chosen.xreplace(defaults)), raw_form.xreplace(defaults), variables, domain
-        ):
+        if found is None:
             return chosen
         u, fractions = found
         return choose([chosen, sp.Piecewise((stable(fractions), u > 0), (chosen, True))], raw_form)
@@ -547,11 +550,9 @@ def _in_one_difference(form: sp.Expr) -> list[sp.Expr]:
         return []
     a, b = symbols
     d = sp.Dummy("d", real=True)
+    # No simplify: SymPy's own evaluation takes b out of each x - y (simplify of a partial
+    # of 60 ops can take seconds).
     shifted = form.xreplace({a: d + b})
-    try:
-        shifted = sp.simplify(shifted) if shifted.has(b) else shifted
-    except (TypeError, ValueError, NotImplementedError, RecursionError):
-        return []
     if shifted.has(b):
         return []
     factored = sp.factor(sp.cancel(sp.together(shifted)))
