@@ -75,7 +75,7 @@ def add_regimes(
     taken: sp.Expr = sp.true,
 ) -> tuple[sp.Expr, tuple[str, ...]]:
     """`expr` with asymptote and series regimes where measurement shows it needs them,
-    and the names of the regimes used ("series", "root", "asymptote", "algebraic_tail").
+    and the names of the regimes used ("series", "patch", "root", "asymptote", "algebraic_tail").
 
     Only points where `domain` (the function itself) is real count: outside
     f's domain a derivative's value is of no use. With `order` > 0, `truth` is the

@@ -1184,7 +1184,7 @@ def _softplus_divergence(node: sp.Expr) -> sp.Expr | None:
     in their logits (a Bregman divergence of softplus): second order in b - a, its terms cancel
     near b = a (30 bits at a = -7e-33, b = -5.7e-6) and, for a >> 0, where softplus(a) and a
     do. It equals the same of (-a, -b): written for the argument that is not positive."""
-    if not isinstance(node, sp.Add):
+    if not isinstance(node, sp.Add) or _holds_where(node):
         return None
     terms = sorted(node.atoms(softplus), key=sp.default_sort_key)
     for b_term in terms:
@@ -1198,8 +1198,6 @@ def _softplus_divergence(node: sp.Expr) -> sp.Expr | None:
             rest = node - c * b_term + c * a_term
             if sp.expand(rest + c * sigmoid(a) * (b - a)) != 0:
                 continue
-            if _holds_where(node):
-                return None
             return c * sp.Piecewise((_softplus_divergence_form(a, b), a <= 0), (_softplus_divergence_form(-a, -b), True))
     return None
 
