@@ -1250,6 +1250,23 @@ def _mills_gap_slope(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _mills_product(node: sp.Expr) -> sp.Expr | None:
+    """r*mills(u)*mills_gap(u) as r*(1 + mills_gap_slope(u))/2 where u > 0: the product is
+    about 1/2 for large u, but mills about u overflows r*mills (-4*mills*gap, log(erfc(x))'',
+    is -inf*0 = NaN at x = 3.4e38 for -2) and gap, about 1/(2u), flushes (the inverse Mills
+    ratio's slope was 0 from x = 6e37 for 1.25). For u <= 0 as it is: mills_gap_slope nears
+    -1 there."""
+    if not isinstance(node, sp.Mul) or _holds_where(node):
+        return None
+    for gap in sorted(node.atoms(mills_gap), key=sp.default_sort_key):
+        u = gap.args[0]
+        if gap in node.args and mills(u) in node.args:
+            rest = node / (mills(u) * gap)
+            half = (1 + mills_gap_slope(u)) / 2
+            return rest * sp.Piecewise((ipow(half, 1), u > 0), (mills(u) * gap, True))
+    return None
+
+
 def _mills_curvature(node: sp.Expr) -> sp.Expr | None:
     """b*mills_gap_slope(u) + 2*b*mills_gap(u)**2 as b*mills_curvature(u): about -b/(2*u**2)
     and b/(2*u**2) for large u, they cancel to b/(2*u**4) (the inverse Mills ratio's f'' is
@@ -2879,6 +2896,11 @@ VARIANTS: tuple[Rule, ...] = (
         "log_difference",
         "log(a) - log(b) cancels where a is near b; log1p((a - b)/b) does not",
         _log_difference,
+    ),
+    Rule(
+        "mills_product",
+        "r*mills(u)*mills_gap(u) is inf*0 far out, where r*mills overflows and gap flushes; r*(1 + mills_gap_slope(u))/2 is not",
+        _mills_product,
     ),
     Rule(
         "softplus_divergence",

@@ -1603,6 +1603,13 @@ CASES: tuple[Case, ...] = (
     # erfc's hazard less its argument: mills(u) is about u + 1/(2u), and at u = 1e4 their
     # difference rounds to 0; mills_gap is 5e-5. The truncated normal's lambda - x.
     Case("mills_gap", mills(x) - x, mills_gap(x), {x: (1e4, 1e3)}),
+    # -4*mills*gap, log(erfc(x))'' at x = 3e38: -4*mills overflows and gap flushes (NaN for -2).
+    Case(
+        "mills_product",
+        -4 * mills(x) * mills_gap(x),
+        -4 * sp.Piecewise((ipow((1 + mills_gap_slope(x)) / 2, 1), x > 0), (mills(x) * mills_gap(x), True)),
+        {x: (3e38, 1e38)},
+    ),
     # 2*mills*gap - 1 at u = 1e3 is -5e-7, from a product within an ulp of 1.
     Case("mills_gap_slope", 2 * mills(x) * mills_gap(x) - 1, mills_gap_slope(x), {x: (1e3, 3e3)}),
     # 2*gap**2 + slope at u = 1e3: terms of +-5e-7 for a sum of 5e-13.
