@@ -1212,8 +1212,8 @@ def accuracy(
     return bits[~np.isnan(truth)]
 
 
-# A value this small, a few powers of two above float32's smallest normal, may flush on the
-# way (x*sigmoid(x) at x = -88): `grossly_bad` does not count it (as regimes.NEGLIGIBLE).
+# A value this small, 2**24 times float32's smallest normal, may flush on the way
+# (x*sigmoid(x) at x = -88): `grossly_bad` and the regimes do not count it.
 NEGLIGIBLE = 2.0**-102
 
 

@@ -508,6 +508,13 @@ def polygamma_value(n: object, u: object, ctx: mpmath.ctx_mp.MPContext = mpmath.
     return (-1) ** n * ctx.psi(n, 1 - u) - ctx.pi * slope
 
 
+def _mills_naive(x: sp.Expr) -> sp.Expr:
+    """exp(-x**2)/(sqrt(pi)*erfc(x)), the textbook form of mills and of the primitives around it.
+    SymPy's erfc, not 1 - erf: mpmath computes erfc(1e20) directly, and 1 - erf(1e20) at no
+    precision it reaches."""
+    return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
+
+
 class mills(sp.Function):  # noqa: N801
     """exp(-x**2)/(sqrt(pi)*erfc(x)) = 1/(sqrt(pi)*erfcx(x)), erfc's hazard (-d/dx log(erfc(x))
     is 2*mills(x)). About x for large x, where exp(-x**2) and erfc(x) both underflow (from
@@ -524,7 +531,7 @@ class mills(sp.Function):  # noqa: N801
         return 2 * self * mills_gap(x)
 
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
-        return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
+        return _mills_naive(x)
 
     def _eval_is_extended_real(self) -> bool | None:
         return self.args[0].is_extended_real
@@ -547,7 +554,7 @@ class mills_gap(sp.Function):  # noqa: N801
         return mills_gap_slope(self.args[0])
 
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
-        return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)) - x
+        return _mills_naive(x) - x
 
     def _eval_is_extended_real(self) -> bool | None:
         return self.args[0].is_extended_real
@@ -571,7 +578,7 @@ class mills_gap_slope(sp.Function):  # noqa: N801
         return 2 * mills(x) * mills_curvature(x)
 
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
-        m = sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
+        m = _mills_naive(x)
         return 2 * m * (m - x) - 1
 
     def _eval_is_extended_real(self) -> bool | None:
@@ -597,7 +604,7 @@ class mills_curvature(sp.Function):  # noqa: N801
         return 4 * mills_gap(x) * mills_gap_slope(x) + 2 * mills(x) * self
 
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
-        m = sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
+        m = _mills_naive(x)
         return 2 * (m - x) ** 2 + 2 * m * (m - x) - 1
 
     def _eval_is_extended_real(self) -> bool | None:
@@ -920,10 +927,6 @@ class split_power(sp.Function):  # noqa: N801
         return (self.args[0] ** self.args[1]).is_extended_real
 
 
-def _mills_naive(x: sp.Expr) -> sp.Expr:
-    return sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x))
-
-
 def naive(expr: sp.Expr) -> sp.Expr:
     """The expression with every stable primitive replaced by its textbook definition."""
     replacements = {
@@ -942,12 +945,10 @@ def naive(expr: sp.Expr) -> sp.Expr:
         hypot_ratio: lambda a, b: a / sp.sqrt(a**2 + b**2),
         hypot_ratio_gap: lambda a, b: (a - b) / sp.sqrt(a**2 + b**2),
         logcosh: lambda x: sp.log(sp.cosh(x)),
-        # SymPy's erfc, not 1 - erf: mpmath computes erfc(1e20) directly, and 1 - erf(1e20)
-        # at no precision it reaches.
-        mills: lambda x: sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)),
-        mills_gap: lambda x: sp.exp(-(x**2)) / (sp.sqrt(sp.pi) * sp.erfc(x)) - x,
-        mills_gap_slope: lambda x: 2 * _mills_naive(x) * (_mills_naive(x) - x) - 1,
-        mills_curvature: lambda x: 2 * (_mills_naive(x) - x) ** 2 + 2 * _mills_naive(x) * (_mills_naive(x) - x) - 1,
+        mills: _mills_naive,
+        mills_gap: lambda x: mills_gap(x)._eval_rewrite_as_exp(x),
+        mills_gap_slope: lambda x: mills_gap_slope(x)._eval_rewrite_as_exp(x),
+        mills_curvature: lambda x: mills_curvature(x)._eval_rewrite_as_exp(x),
         # Unevaluated: SymPy's erfc(-u) would be 2 - erfc(u), which mpmath cancels for u >> 0.
         erfc: lambda x: sp.erfc(x, evaluate=False),
         ipow: lambda base, k: base**k,

@@ -96,14 +96,15 @@ HELPERS: dict[type, str] = {
     prim.lgamma_diff: "_lgamma_diff",
 }
 
+_MILLS_FAMILY = ("_mills", "_mills_gap", "_mills_gap_slope", "_mills_curvature", "_mills_parts")
+
 # Helpers whose custom gradients call other helpers: emitted together.
 HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_tanh_softplus": ("_tanh_softplus_slope",),
     "_tanh_softplus_slope": ("_tanh_softplus",),
-    "_mills": ("_mills_gap", "_mills_parts"),
-    "_mills_gap": ("_mills_gap_slope", "_mills", "_mills_curvature", "_mills_parts"),
-    "_mills_gap_slope": ("_mills", "_mills_gap", "_mills_curvature", "_mills_parts"),
-    "_mills_curvature": ("_mills", "_mills_gap", "_mills_gap_slope", "_mills_parts"),
+    # Each one's gradient calls the next (mills -> gap -> slope -> curvature): the family whole,
+    # so that TF's own gradients beyond the module's order find every name.
+    **dict.fromkeys(("_mills", "_mills_gap", "_mills_gap_slope", "_mills_curvature"), _MILLS_FAMILY),
     "_digamma": ("_cot_pi",),
     "_polygamma": ("_cot_pi", "_cot_slope"),
     "_lbeta": ("_lgamma_correction", "_lgamma_correction_gap", "_lgamma_stirling_gap", "_power_sums", "_bernoulli"),

@@ -1245,7 +1245,7 @@ def _mills_gap_slope(node: sp.Expr) -> sp.Expr | None:
         u = gap.args[0]
         k = node.coeff(mills(u) * gap)
         constant = node.as_coeff_Add()[0]
-        if k != 0 and k.is_number and sp.simplify(constant + k / 2) == 0:
+        if k != 0 and k.is_number and (constant + k / 2).is_zero:
             return node - k * mills(u) * gap + k / 2 + k / 2 * mills_gap_slope(u)
     return None
 
