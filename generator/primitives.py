@@ -704,6 +704,11 @@ class pick(sp.Function):  # noqa: N801
 
     nargs = 3
 
+    def _eval_is_commutative(self) -> bool:
+        # A condition is not commutative to SymPy (None), which would make every product
+        # holding a pick noncommutative: -(a + b) then stays -1*(a + b), undistributed.
+        return True
+
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         condition = self.args[0]
         if argindex == 2:

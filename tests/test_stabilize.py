@@ -12,14 +12,17 @@ from generator.primitives import (
     add_error,
     bounded_error,
     away,
+    by_dtype,
     clip,
     compensated_sum,
     ipow,
     lift,
+    log1pmx,
     lowered,
     lowered_no_nan,
     mul_no_nan,
     naive,
+    pick,
     polyval,
     product_error,
     sigmoid,
@@ -611,6 +614,18 @@ def test_compensated_sums_where_rounded_terms_cancel() -> None:
     fixed = judge.evaluate(compensate_sums(factor), symbols, points, np.float32)
     assert plain[0] == 0
     assert judge.bits_of_error(fixed, truth)[0] <= 1, (fixed, truth)
+
+
+def test_compensated_sums_of_a_guarded_branch() -> None:
+    """A regime's guard (pick) holds a condition, which SymPy does not call commutative: a
+    product holding one was noncommutative, -(a + b) stayed -1*(a + b), and both it and its
+    negation could extract a minus sign, so compensate_sums recursed without end
+    (log(x)/(x - 1) with --compensated-arguments, whose f'' has a series branch near 1)."""
+    guarded = pick(sp.Abs(x - 1) < by_dtype(0.25, 0.125), 1 + by_dtype(0.25, 0.125), x)
+    assert guarded.is_commutative
+    terms = -log1pmx(guarded - 1) / (guarded - 1) ** 2 - 1 / guarded
+    assert isinstance(-terms, sp.Add) and not (-terms).could_extract_minus_sign()
+    compensate_sums(-terms)
 
 
 def test_compensated_powers_split_an_exponent_float32_does_not_hold() -> None:
