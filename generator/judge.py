@@ -1314,6 +1314,20 @@ def _printer() -> object:
     from sympy.printing.numpy import NumPyPrinter
 
     class Printer(ProductOrder, NumPyPrinter):
+        def _print(self, expr: object, **kwargs: object) -> str:
+            # A constant as the module prints it, a Python float: float32 arrays keep their
+            # dtype beside it. NumPy's log(2) or sqrt(2) is a float64 scalar, which made
+            # x - log(2) a float64 sum, exact here and rounded in the module (sigmoid(x - log(2))
+            # measured 0 bits where TF is 4-5 bits off, at x = -50).
+            if isinstance(expr, sp.Expr) and expr.is_number and not expr.is_Rational and not expr.is_Float:
+                try:
+                    value = complex(prim.numeric(expr, 30))
+                except (TypeError, ValueError):
+                    value = complex(math.nan, math.nan)  # left to NumPy below
+                if value.imag == 0:
+                    return repr(value.real) if math.isfinite(value.real) else f"float({str(value.real)!r})"
+            return super()._print(expr, **kwargs)
+
         def _print_number(self, expr: sp.Expr) -> str:
             if expr.is_Mul:
                 return NumPyPrinter._print_Mul(self, expr)

@@ -585,6 +585,11 @@ def test_second_derivative_next_to_an_irrational_root(
         # (1 + 1/x)**x's f'' as SymPy writes it divides by x**3*(1 + 1/x)**2, 0*inf = NaN below
         # x = 5e-20; x*(x + 1)**2 (clear_reciprocals) is not.
         ("(1 + 1/x)**x", "compound_interest", [(1e-25,), (3e-20,), (1e-8,), (2.0,)]),
+        # f' = (sigmoid(x) - softplus(x)/x)/x cancels for x > 0 (20 bits at x = 10): reflected,
+        # -(sigmoid(-x) + softplus(-x)/x)/x, which reflection_split had held as
+        # 1 + (-1 - softplus(-x)/x), rounded to 0. f'' at x = 80 is a/x + b/x**2 with b/x**2
+        # flushed (17 bits): Horner's scheme in 1/x (horner_reciprocal).
+        ("log(1 + exp(x))/x", "softplus_over_x", [(10.0,), (40.0,), (80.0,), (82.0,), (-5.0,), (0.5,)]),
     ],
 )
 def test_one_input_forms_finite_far_out(load_module, text, name, points) -> None:

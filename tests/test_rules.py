@@ -819,6 +819,14 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise((ipow(ipow((x - y) / x, 1) / y, 1), sp.Abs(x) > 2 * sp.Abs(x - y)), (1 / y - 1 / x, True)),
         {x: (3.000002861022949, 3.0000026141097653e30), y: (3.0, 2.999999894026671e30)},
     ),
+    # sigmoid(-x)/x + softplus(-x)/x**2 at x = 80: the second term is 2.8e-39, flushed to 0,
+    # 1.2% of the sum 2.3e-37 (log(1 + exp(x))/x's f'' has it); nested, it is added first.
+    Case(
+        "horner_reciprocal",
+        sigmoid(-x) / x + softplus(-x) / x**2,
+        ipow((sigmoid(-x) + ipow(softplus(-x) / x, 1)) / x, 1),
+        {x: (80.0, 82.0)},
+    ),
     # sqrt(1e8 + 1) - sqrt(1e8): both roots round to 1e4; the truth is 5e-5.
     Case(
         "sqrt_difference",
@@ -1825,6 +1833,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_root", sp.log(x) + 100),
     ("log_difference", sp.log(x) + sp.log(y)),
     ("log_difference", 2 * sp.log(x) - sp.log(y)),
+    ("horner_reciprocal", 1 / x + 1 / y**2),  # one term for each base
+    ("horner_reciprocal", x + 1 / x),  # no power beyond the first
+    ("horner_reciprocal", sp.exp(x) / x**2 + y / x**2),  # one power
     ("reciprocal_difference", 1 / x + 1 / y),
     ("reciprocal_difference", 2 / x - 1 / y),
     ("log_difference", x * sp.log(x) - y * sp.log(y)),  # weights apart
