@@ -206,16 +206,29 @@ def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
         if None in weighted:
             return None
         if len(weighted) == 2:
-            # Two weights: their sum's log and a mixture of the two, which does not cancel
-            # where the result is near 0 as the weights' logs in the arguments do (the
-            # log-mean-exp log((exp(x) + exp(y))/2) at x = y = 8e-10).
             (a, wa), (b, wb) = weighted
             total = wa + wb
-            return sp.log(total) + log_mix(a, b, wa / total)
+            if total == 1:
+                # A mixture: no constant outside, where the weights' logs in the arguments
+                # cancel near 0 (the log-mean-exp log((exp(x) + exp(y))/2) at x = y = 8e-10).
+                return log_mix(a, b, wa)
+            # Otherwise the larger term's weight and argument outside, the other's ratio to it
+            # in log1p: log(1 + 2*exp(x)) is log1p(2*exp(x)) for x < -log(2), where
+            # log(3) + log_mix(0, x, 1/3) cancels to log(3) - log(3) (28 bits off at x = -30).
+            return sp.Piecewise(
+                (_weighted_log1p(a, wa, b, wb), a - b >= sp.log(wb / wa)),
+                (_weighted_log1p(b, wb, a, wa), True),
+            )
         args = [u + sp.log(c) for u, c in weighted]
     if args.count(0) > 1:
         return None
     return _log_sum_exp(args)
+
+
+def _weighted_log1p(a: sp.Expr, wa: sp.Expr, b: sp.Expr, wb: sp.Expr) -> sp.Expr:
+    """log(wa*exp(a) + wb*exp(b)) as log(wa) + a + log1p((wb/wa)*exp(b - a)), for the larger
+    term a's: the product held, which _log_of_sum_of_exps would take again."""
+    return sp.log(wa) + a + log1p(ipow(wb / wa * sp.exp(b - a), 1))
 
 
 def _weight_and_exponent(term: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
@@ -3453,6 +3466,28 @@ _LOG_SLOPE_QUOTIENTS: dict[type, Callable[[sp.Expr], sp.Expr]] = {
 }
 
 
+def _polynomial_of_operations(u: sp.Expr) -> sp.Expr | None:
+    """A polynomial in one input with numeric coefficients as x**m*(a + x**g*(b + ...)), each
+    coefficient one number: a tree of two-operand operations, whose rounding error
+    _rounding_error can carry. gelu_tanh's argument 2*sqrt(2)*x*(8943*x**2/200000 + 1)/sqrt(pi)
+    is printed as c*x*(1 + b*x**2), three factors in an order the printer chooses; as
+    x*(a + b*x**2) it is compensated. None for anything else."""
+    if len(u.free_symbols) != 1 or not isinstance(u, (sp.Mul, sp.Add)) or u.has(sp.Piecewise):
+        return None
+    (x,) = u.free_symbols
+    if not u.is_polynomial(x):
+        return None
+    terms = dict((m, c) for (m,), c in sp.Poly(u, x).terms())
+    if len(terms) < 2 or not all(c.is_number and c.is_real for c in terms.values()):
+        return None
+    low, powers = min(terms), sorted(terms, reverse=True)
+    step = functools.reduce(math.gcd, (m - low for m in powers if m != low))
+    nested = _as_number(terms[powers[0]])
+    for m in range(powers[0] - step, low - 1, -step):
+        nested = _as_number(terms.get(m, sp.Integer(0))) + x**step * nested
+    return x**low * nested
+
+
 def _compensated(node: sp.Expr) -> sp.Expr | None:
     kind = type(node)
     if kind not in _LOG_SLOPES and kind not in _LOG_SLOPE_QUOTIENTS:
@@ -3460,7 +3495,11 @@ def _compensated(node: sp.Expr) -> sp.Expr | None:
     u = node.args[-1]
     error = argument_error(u)
     if error is None:
-        return None
+        polynomial = _polynomial_of_operations(u)
+        error = None if polynomial is None else argument_error(polynomial)
+        if error is None:
+            return None
+        u, node = polynomial, node.func(*node.args[:-1], polynomial)
     if kind in _LOG_SLOPES:
         return node * (1 + error * _LOG_SLOPES[kind](u))
     return mul_no_nan(1 + error * _LOG_SLOPE_QUOTIENTS[kind](u), node)

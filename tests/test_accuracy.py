@@ -46,6 +46,13 @@ SUITE = measure.load_suite(ROOT / "tests" / "functions.toml")
 
 # (function, order) -> the numbers measured here, where the generated module misses the goal.
 FAILING: dict[tuple[str, int], str] = {
+    # Just beyond the series' threshold |x| < 2 the far form cancels (((2 - x**2)*sin(x) -
+    # 2*x*cos(x))/x**3 at x = 2.04: terms of 1.9 for a sum of 0.08). The benchmark's 373
+    # points: 99.5% within 3 bits.
+    (
+        "sinc",
+        2,
+    ): "dxdx: 98.8% within 3 bits, mean 0.39, max 5, 0 NaN/inf; worst at x=-2.0408163: -0.009597387 vs true -0.009597367",
     (
         "swish",
         0,
@@ -265,10 +272,10 @@ def measured_accurate(load_module) -> Callable[[str], dict]:
 
 # Where the opt-in options do not meet the goal yet, with what they measure.
 ACCURATE_FAILING: dict[tuple[str, int], str] = {
-    # Means over these 150 points; over the benchmark's 400, mish'' is 0.49 and gelu_tanh''
-    # 0.56 (float32), both within 3 bits everywhere: many 1-2 bit points far out.
+    # Means over these 150 points; over the benchmark's 400, mish'' is 0.49 (float32), within
+    # 3 bits everywhere: many 1-2 bit points far out.
     ("mish", 2): "mean 0.56 bits (goal 0.5), 100% within 3 bits",
-    ("gelu_tanh", 2): "mean 0.58 bits (goal 0.5), 100% within 3 bits",
+    ("sinc", 2): "98.8% within 3 bits, as by default: 4-5 bits beyond the series' threshold |x| = 2",
     # sigmoid(z) - t at z = -89.4, t = 5.8e-36: the subnormal sigmoid is flushed beside t.
     ("bce_with_logits", 1): "d/dz: one point of 150 beyond 3 bits (a subnormal term flushed beside t)",
 }

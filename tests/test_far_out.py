@@ -590,6 +590,10 @@ def test_second_derivative_next_to_an_irrational_root(
         # 1 + (-1 - softplus(-x)/x), rounded to 0. f'' at x = 80 is a/x + b/x**2 with b/x**2
         # flushed (17 bits): Horner's scheme in 1/x (horner_reciprocal).
         ("log(1 + exp(x))/x", "softplus_over_x", [(10.0,), (40.0,), (80.0,), (82.0,), (-5.0,), (0.5,)]),
+        # Weights outside a mixture: log(3) + log_mix(0, x, 1/3) cancels for x << 0 (28 bits at
+        # x = -30); log1p(2*exp(x)) there. Its slope 2*exp(x)/(1 + 2*exp(x)) was
+        # sigmoid(x + log(2)), measured by the judge with x + log(2) in float64: 4.7 bits.
+        ("log(1 + 2*exp(x))", "log1p_twice_exp", [(-30.0,), (-60.0,), (-5.0,), (0.3,), (50.0,)]),
     ],
 )
 def test_one_input_forms_finite_far_out(load_module, text, name, points) -> None:

@@ -171,18 +171,26 @@ CASES: tuple[Case, ...] = (
     # Positive weights: log(2 + exp(x)) is log(inf) at x = 100 (truth 100); a two-part
     # mixture is log(0) = -inf where both parts underflow (truth -100 at x = y = -100), and
     # the log-mean-exp as logaddexp(x - log(2), y - log(2)) is 0 at x = y = 8e-10, where
-    # log_mix's max(x, y) + log1p(expm1(-|x - y|)/2) is 8e-10.
+    # log_mix's max(x, y) + log1p(expm1(-|x - y|)/2) is 8e-10. Weights that do not sum to 1
+    # keep the larger term's outside: log1p(2*exp(x)) as log(3) + log_mix(0, x, 1/3) was
+    # log(3) - log(3) = 1.2e-7 at x = -30, truth 1.9e-13.
     Case(
         "log_sum_exp",
         sp.log(2 + sp.exp(x)),
-        sp.log(3) + log_mix(0, x, sp.Rational(2, 3)),
+        sp.Piecewise(
+            (sp.log(2) + log1p(ipow(sp.exp(x) / 2, 1)), x <= sp.log(2)),
+            (x + log1p(ipow(2 * sp.exp(-x), 1)), True),
+        ),
         {x: (100.0,)},
         label="weight",
     ),
     Case(
         "log_sum_exp",
         log1p(2 * sp.exp(x)),
-        sp.log(3) + log_mix(0, x, sp.Rational(1, 3)),
+        sp.Piecewise(
+            (log1p(ipow(2 * sp.exp(x), 1)), x <= -sp.log(2)),
+            (x + sp.log(2) + log1p(ipow(sp.exp(-x) / 2, 1)), True),
+        ),
         {x: (100.0,)},
         label="weight log1p",
     ),
