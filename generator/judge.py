@@ -1361,17 +1361,14 @@ def _printer() -> object:
 
 def float_constants(expr: sp.Expr) -> sp.Expr:
     """`expr` with each irrational constant (sqrt(2), log(2), 8943*sqrt(2)/sqrt(pi)) as one
-    number, as the printer writes it. lambdify prints sqrt(2) as numpy.sqrt(2), a float64
-    scalar, and NumPy 2 then computes the rest of a float32 form in float64: gelu_tanh's f
-    measured 0 bits everywhere, where TF's float32 has up to 6.
+    number, and a product's numbers as one coefficient, as the printer writes them.
 
-    Only the accuracy reported (`accuracy`) evaluates forms this way so far. The judge's
-    choices still see such constants as float64: judged in float32 throughout, the sigmoid
-    forms of gelu_tanh's f' are NaN far out (x**3 overflows) until the regimes added after
-    the choice cover that, and a tanh/cosh form wins that TF measures as less accurate
-    (98.8% -> 98.2% within 3 bits) and runs 2x slower with XLA. Choosing among candidates
-    with their regimes fixes gelu_tanh but not yet the rest (swish''); see
-    docs/performance.md, session 7."""
+    The judge's own printer (_printer) writes every constant as a Python float, so float32
+    forms stay float32 beside them (lambdify's numpy.sqrt(2) was a float64 scalar, and NumPy 2
+    computed the rest in float64: gelu_tanh's f measured 0 bits everywhere, where TF's float32
+    has up to 6). What this adds is the product's coefficient as one number, rounded once:
+    the accuracy reported (`accuracy`) and `best`'s second look at a winner whose printed
+    coefficients make it much worse (see there) evaluate forms so."""
     return expr.replace(
         lambda e: e.is_number and not e.is_Rational and not e.is_Float and not e.is_Atom, _as_float
     ).replace(lambda e: e.is_Mul and not e.is_number, _one_coefficient)
@@ -1497,11 +1494,8 @@ def _scored(
 
 
 def _float_coefficient(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> sp.Expr:
-    """`expr` with an irrational constant factor (sqrt(2)/(2*sqrt(pi))) as the number the
-    printer writes. NumPy would multiply by it in float64 and so compute the whole product
-    in float64, where (x - 1)*(x + 1)*exp(-x**2/2) is finite at x = 1e20; TF's float32
-    makes it inf*0 = NaN, and mul_no_nan would lose to the cheaper form. Only the outer
-    factor: constants deeper in still see float64 (see float_constants)."""
+    """`expr` with an irrational constant factor (sqrt(2)/(2*sqrt(pi))) as the one number the
+    printer writes, rounded once (float_constants does so for every product in the form)."""
     if not isinstance(expr, sp.Mul):
         return expr
     constant, rest = expr.as_independent(*symbols, as_Add=False)
