@@ -184,6 +184,7 @@ def derive(
             # exp(-837697249*x), as exp(-(0.144715/(y*(0.5 - x - y)))**2/2) has it.
             factored = sp.factor(together) if _max_exp_multiple(together) <= SIMPLIFY_MAX_POWER else together
             sources += [together, factored, *_hyperbolic_identities(together), *_in_one_difference(raw_form)]
+            sources += _exps_combined(factored)
             # Those with u/|u| as sign(u) first (sign_product), before the quotient rules split
             # u and |u| apart: the pseudo-Huber slope's d*x**4/|d| became (x/|d|)*(d/hypot(d, x)),
             # inf*0 where |d| << |x|; c*(sqrt(c**2 + x**2) - |c|)/|c| is sign(c)*(hypot(c, x) - |c|).
@@ -321,6 +322,19 @@ def derive(
     # share work (gelu_tanh' reuses the forward pass's sigmoid).
     partials = {i: e if len(i) == order else guards.unguarded(e) for i, e in partials.items()}
     return Derivation(variables, expr, partials, tuple(fired), order, accuracy, guarded)
+
+
+def _exps_combined(form: sp.Expr) -> list[sp.Expr]:
+    """`form` with each product of exps as one exp, where it has one: cancel and factor split
+    exp(x + y) into exp(x)*exp(y), which no rule sees as an exp of x + y (the slope
+    -exp(x + y)/(1 + exp(x + y))**2 of softplus(x + y) is sigmoid(x + y)*sigmoid(-x - y) so; as
+    -exp(x)*exp(y)/(exp(x)*exp(y) + 1)**2 it took a where of six terms, 27 bits off at
+    x = y = -38 where exp(x)*exp(y) flushes)."""
+    products = [m for m in form.atoms(sp.Mul) if sum(isinstance(f, sp.exp) for f in m.args) >= 2]
+    if not products:
+        return []
+    combined = sp.powsimp(form, combine="exp", deep=True)
+    return [combined] if combined != form else []
 
 
 def _group_input_sums(form: sp.Expr) -> sp.Expr:

@@ -1627,6 +1627,10 @@ def _reflection_split(node: sp.Expr) -> sp.Expr | None:
         return None
     reflectable = [(term, *term.as_independent(softplus, sigmoid, as_Add=False)) for term in node.args]
     reflectable = [(t, c, r) for t, c, r in reflectable if type(r) in _REFLECTIONS and not r.args[0].is_number]
+    arguments = [u for u in dict.fromkeys(r.args[0] for _, _, r in reflectable) if _cancels_beside(node, reflectable, u)]
+    # Not u beside -u (swish'' holds sigmoid(x) and sigmoid(-x)): one split decides both.
+    if 2 <= len(arguments) <= _REFLECTED_AT_ONCE and not any(-u in arguments for u in arguments):
+        return _reflect_each(node, reflectable, arguments, frozenset())
     for u in dict.fromkeys(r.args[0] for _, _, r in reflectable):
         # Every term in f(u) at once: softplus(u) - u*sigmoid(u) (the entropy of a logit) is
         # softplus(-u) + u*sigmoid(-u) where u > 0; one reflected alone left softplus(u) - u.
@@ -1649,6 +1653,44 @@ def _reflection_split(node: sp.Expr) -> sp.Expr | None:
         reflected = sp.Add(*(_REFLECTED_SIGN[f] * c * f(-u) for _, c, f in group)) + near
         return sp.Piecewise((reflected, positive), (node.replace(split, lambda e: e.args[1].expr), True))
     return None
+
+
+# Arguments reflected together, each where it is positive: 2**n branches.
+_REFLECTED_AT_ONCE = 3
+
+
+def _cancels_beside(node: sp.Expr, reflectable: list[tuple[sp.Expr, sp.Expr, sp.Expr]], u: sp.Expr) -> bool:
+    """Whether reflecting the terms in f(u) could cancel against the rest of the sum: a sigmoid
+    (1 - sigmoid(-u)), or softplus's u beside terms in u's inputs."""
+    group = [(t, type(r)) for t, _, r in reflectable if r.args[0] == u]
+    others = node - sp.Add(*(t for t, _ in group))
+    return not (all(f is softplus for _, f in group) and not others.has(*u.free_symbols))
+
+
+def _reflect_each(
+    node: sp.Expr, reflectable: list[tuple[sp.Expr, sp.Expr, sp.Expr]], arguments: list[sp.Expr], positive: frozenset
+) -> sp.Expr:
+    """The sum with f(u) reflected for each u in `positive`, as a where over the signs of the
+    `arguments` still to decide: softplus(x) + softplus(y) - softplus(x + y) at x = -94,
+    y = 1e17 is y - (x + y) + softplus(x) = 0 as written, and softplus(-x) + softplus(-y) -
+    softplus(-x - y) - x where y > 0 and x + y > 0 (truth 94). The reflected terms' g(u)
+    and the terms without f collected and held, as one argument's split holds them."""
+    if arguments:
+        u, rest = arguments[0], arguments[1:]
+        return sp.Piecewise(
+            (_reflect_each(node, reflectable, rest, positive | {u}), u > 0),
+            (_reflect_each(node, reflectable, rest, positive), True),
+        )
+    flipped = [(t, c, r) for t, c, r in reflectable if r.args[0] in positive]
+    if not flipped:
+        return node
+    others = node - sp.Add(*(t for t, _, _ in flipped))
+    kept = sp.Add(*(t for t, _, r in reflectable if r.args[0] not in positive))
+    linear = sp.Add(*(c * _REFLECTIONS[type(r)](r.args[0]) for _, c, r in flipped))
+    near = sp.expand(linear + others - kept)
+    near = ipow(near, 1) if isinstance(near, sp.Add) else near
+    reflected = sp.Add(*(_REFLECTED_SIGN[type(r)] * c * type(r)(-r.args[0]) for _, c, r in flipped))
+    return reflected + near + kept
 
 
 def _as_polynomial(p: sp.Expr) -> tuple[sp.Expr, list[sp.Expr]] | None:

@@ -151,6 +151,19 @@ def test_softmax_probability_where_both_logits_are_large(load_module) -> None:
     _check(fn, truth, [x, y], [(-1e19, -1e19), (3e30, 3e30), (2.0, -1.0)])
 
 
+def test_softplus_pair_where_its_terms_cancel(load_module) -> None:
+    # softplus(x) + softplus(y) - softplus(x + y) at x = -94, y = 1.1e17 is y - (x + y) +
+    # softplus(x) = 0 as written (truth 94): reflection_split reflects the softplus of each
+    # positive argument at once (a where over their signs). Its d2f/dxdy is
+    # -sigmoid_slope(x + y) once exp(x)*exp(y), as cancel writes it, is exp(x + y) again: a
+    # where of six terms was 0 at x = y = -38 (27 bits).
+    x, y = sp.symbols("x y", real=True)
+    text = "log(1 + exp(x)) + log(1 + exp(y)) - log(1 + exp(x + y))"
+    fn = load_module(text, "softplus_pair", ["x", "y"]).softplus_pair
+    truth = sp.log(1 + sp.exp(x)) + sp.log(1 + sp.exp(y)) - sp.log(1 + sp.exp(x + y))
+    _check(fn, truth, [x, y], [(-94.0, 1.1e17), (-38.0, -38.0), (5.0, 7.0), (-3.0, -40.0), (30.0, 50.0)])
+
+
 def test_mixing_entropy_slope_far_from_one(load_module) -> None:
     # x*log(x) + y*log(y) - (x + y)*log(x + y) and its slope log(x) - log(x + y): at x = y =
     # 4e-36 each log is -80 and their sums cancel (6-7 bits lost); mixing_entropy's
