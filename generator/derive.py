@@ -246,7 +246,7 @@ def derive(
             from_parent = sp.diff(partials[index[:-1]], var)
             # factor_terms exposes shapes that the chain rule spreads over a sum,
             # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
-            sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent)]
+            sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent), *_branches_simplified(from_parent)]
             chosen = choose_all(sources, raw[index])
             # The chosen form with common function factors pulled out, where that measures
             # as accurate: the economies and variants leave sums of products (swish'':
@@ -322,6 +322,29 @@ def derive(
     # share work (gelu_tanh' reuses the forward pass's sigmoid).
     partials = {i: e if len(i) == order else guards.unguarded(e) for i, e in partials.items()}
     return Derivation(variables, expr, partials, tuple(fired), order, accuracy, guarded)
+
+
+def _branches_simplified(form: sp.Expr) -> list[sp.Expr]:
+    """`form`, a where, with one branch in its textbook form over a common denominator and
+    factored (the rules stabilise it again), the others as they are; one such form for each
+    branch that this changes. The derivative of a branch is a sum the chain rule spreads,
+    which can cancel where its quotient does not (log1p(x*exp(y))'s d2/dy2 is
+    -t**2/(1 + t)**2 + t/(1 + t), t = x*exp(y), which cancels as t grows; t/(1 + t)**2 does
+    not). Only small branches, as for a raw form."""
+    if not isinstance(form, sp.Piecewise):
+        return []
+    found = []
+    for i, (value, condition) in enumerate(form.args):
+        textbook = naive(value)
+        if sp.count_ops(textbook) > SIMPLIFY_MAX_OPS or _max_power(textbook) > SIMPLIFY_MAX_POWER or textbook.has(sp.Piecewise):
+            continue
+        together = sp.cancel(sp.together(textbook))
+        simplified = sp.factor(together) if _max_exp_multiple(together) <= SIMPLIFY_MAX_POWER else together
+        if simplified != value:
+            pieces = list(form.args)
+            pieces[i] = (simplified, condition)
+            found.append(sp.Piecewise(*pieces))
+    return found
 
 
 def _exps_combined(form: sp.Expr) -> list[sp.Expr]:

@@ -164,6 +164,17 @@ def test_softplus_pair_where_its_terms_cancel(load_module) -> None:
     _check(fn, truth, [x, y], [(-94.0, 1.1e17), (-38.0, -38.0), (5.0, 7.0), (-3.0, -40.0), (30.0, 50.0)])
 
 
+def test_weighted_softplus_curvature_where_its_terms_cancel(load_module) -> None:
+    # log(1 + x*exp(y)) is a where at t = x*exp(y) = 2**24 (log1p of the product, then
+    # softplus of y + log|x|); below it d2f/dy2 as differentiated is t/(1 + t) - t**2/(1 + t)**2,
+    # which cancels as t grows (13.7 bits at x = y = 7.58). The branch's quotient t/(1 + t)**2
+    # (derive._branches_simplified) does not.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("log(1 + x*exp(y))", "weighted_softplus", ["x", "y"]).weighted_softplus
+    truth = sp.log(1 + x * sp.exp(y))
+    _check(fn, truth, [x, y], [(7.5757575, 7.5757575), (4.0, 4.545454), (0.5, -3.0), (2.0, 12.0)])
+
+
 def test_mixing_entropy_slope_far_from_one(load_module) -> None:
     # x*log(x) + y*log(y) - (x + y)*log(x + y) and its slope log(x) - log(x + y): at x = y =
     # 4e-36 each log is -80 and their sums cancel (6-7 bits lost); mixing_entropy's
