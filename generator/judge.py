@@ -758,6 +758,56 @@ def _nonfinite_at_zeros(
     return int(np.count_nonzero(finite & ~np.isfinite(values)))
 
 
+# One input at +-60, the others ordinary: exp(2*u) overflows and sigmoid(-u)**2 flushes
+# there while exp(u) and sigmoid(-u) do not (the slope of the Bernoulli KL in logits,
+# (x - y)*exp(x)/(1 + exp(x))**2 expanded, is 0 at x = 60 for 2.6e-25). One input has them in
+# its grid (sample_points); random pairs of grid values seldom meet them, and scored with
+# the grid they tipped near-ties elsewhere (hypot's d2f/dx2, logaddexp's slopes). `best`
+# drops a candidate that is grossly wrong (beyond GROSS_BITS where the truth is not
+# NEGLIGIBLE) at more of them than another is.
+_MODERATE = (60.0, -60.0)
+_MODERATE_BESIDE = (0.999, 0.5, -2.0, 30.0)
+GROSS_BITS = 16.0
+
+
+@functools.lru_cache(maxsize=8)
+def moderate_points(n_vars: int) -> np.ndarray:
+    """Points with one input at +-60 and the others ordinary, shape (n_vars, n); none for one
+    input (its grid holds them)."""
+    if n_vars == 1:
+        return np.zeros((1, 0))
+    points = np.array(_one_input_at(n_vars, _MODERATE, _MODERATE_BESIDE, 1), dtype=np.float32).astype(np.float64).T
+    points.setflags(write=False)
+    return points
+
+
+@functools.lru_cache(maxsize=256)
+def _moderate_truth(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None) -> np.ndarray:
+    """The truth at moderate_points where it is finite, not NEGLIGIBLE, and in the domain;
+    NaN elsewhere."""
+    points = moderate_points(len(symbols))
+    truth = np.asarray(reference(truth_expr, symbols, points), dtype=np.float64)
+    keep = np.isfinite(truth) & (np.abs(truth) >= NEGLIGIBLE)
+    if domain is not None:
+        keep &= np.isfinite(reference(domain, symbols, points))
+    return np.where(keep, truth, np.nan)
+
+
+def _grossly_wrong_at_moderate(
+    expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None
+) -> int:
+    """How many moderate_points `expr` is beyond GROSS_BITS at, in float32, where the truth
+    matters (_moderate_truth)."""
+    truth = _moderate_truth(truth_expr, symbols, domain)
+    keep = ~np.isnan(truth)
+    if not keep.any():
+        return 0
+    with np.errstate(all="ignore"):
+        values = np.broadcast_to(evaluate32(float_constants(expr), symbols, moderate_points(len(symbols))), truth.shape)
+        bits = bits_of_error(values, truth)
+    return int(np.count_nonzero(keep & (bits > GROSS_BITS)))
+
+
 # Two inputs nearly equal or nearly opposite, the others ordinary: where a divergence has
 # its minimum (x/y - 1 - log(x/y) at x = y, whose terms cancel to 5e-9 at x = 1.0001*y) and
 # where a - b or a + b cancels in a slope (1/y - 1/x); random pairs of grid values never meet
@@ -1619,6 +1669,9 @@ def best(
     if len(unique) > 1 and len(symbols) > 1:
         failures = [_nonfinite_at_zeros(c, truth_expr, symbols, domain) for c in unique]
         unique = [c for c, n in zip(unique, failures) if n == min(failures)]
+    if len(unique) > 1 and len(symbols) > 1:
+        wrong = [_grossly_wrong_at_moderate(c, truth_expr, symbols, domain) for c in unique]
+        unique = [c for c, n in zip(unique, wrong) if n == min(wrong)]
     if len(unique) == 1:
         return unique[0]
     points, truth, lost = judged_points(truth_expr, symbols, domain)

@@ -286,3 +286,19 @@ def test_constants_are_rounded_to_the_inputs_dtype() -> None:
         assert rounded.dtype == np.float32
         value = judge.evaluate(sigmoid(x + shift), (x,), points, np.float32)
         np.testing.assert_array_equal(value, judge.evaluate(sigmoid(t), (t,), rounded, np.float32), err_msg=str(shift))
+
+
+def test_forms_grossly_wrong_at_moderate_points_are_dropped() -> None:
+    """One input at +-60, the others ordinary: (x - y)*exp(x)/(1 + exp(x))**2 (the slope of
+    the Bernoulli KL in logits, expanded) is 0 at x = 60 where exp(2*x) overflows, for a truth
+    of 2.6e-25; (x - y)*sigmoid(x)*sigmoid(-x) is not. Random pairs of grid values seldom
+    meet such points; best drops a candidate wrong at more of them than another (here the
+    grid agrees, and best keeps the sigmoids)."""
+    truth = (x - y) * sp.exp(x) / (1 + sp.exp(x)) ** 2
+    expanded = (x - y) * sp.exp(x) / (1 + 2 * sp.exp(x) + sp.exp(2 * x))
+    stable = (x - y) * sigmoid(x) * sigmoid(-x)
+    points = judge.moderate_points(2)
+    assert points.shape[0] == 2 and {60.0, -60.0} <= set(points.ravel().tolist())
+    assert judge._grossly_wrong_at_moderate(expanded, truth, (x, y), None) > 0
+    assert judge._grossly_wrong_at_moderate(stable, truth, (x, y), None) == 0
+    assert judge.best([expanded, stable], truth, (x, y)) == stable
