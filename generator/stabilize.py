@@ -30,6 +30,7 @@ from generator.primitives import (
     compensated_sum,
     division_error,
     erfc,
+    exp_finite,
     expm1,
     hypot,
     hypot_ratio,
@@ -3532,7 +3533,7 @@ def _polynomial_of_operations(u: sp.Expr) -> sp.Expr | None:
 
 def _compensated(node: sp.Expr) -> sp.Expr | None:
     kind = type(node)
-    if kind not in _LOG_SLOPES and kind not in _LOG_SLOPE_QUOTIENTS:
+    if kind not in _LOG_SLOPES and kind not in _LOG_SLOPE_QUOTIENTS and kind is not expm1:
         return None
     u = node.args[-1]
     error = argument_error(u)
@@ -3542,6 +3543,10 @@ def _compensated(node: sp.Expr) -> sp.Expr | None:
         if error is None:
             return None
         u, node = polynomial, node.func(*node.args[:-1], polynomial)
+    if kind is expm1:
+        # Absolute: expm1 does not decay, and its relative slope exp(u)/expm1(u) is 0/0 at
+        # u = 0. exp held finite where expm1 overflows (inf + e*inf would be NaN).
+        return node + error * exp_finite(u)
     if kind in _LOG_SLOPES:
         return node * (1 + error * _LOG_SLOPES[kind](u))
     return mul_no_nan(1 + error * _LOG_SLOPE_QUOTIENTS[kind](u), node)
@@ -3549,7 +3554,7 @@ def _compensated(node: sp.Expr) -> sp.Expr | None:
 
 compensate_arguments = Rule(
     "compensated_argument",
-    "a steep function (exp, sigmoid, softplus, erfc) turns its argument's rounding (x - y, x**2/2, x/sqrt(2)) into a "
+    "a steep function (exp, expm1, sigmoid, softplus, erfc) turns its argument's rounding (x - y, x**2/2, x/sqrt(2)) into a "
     "relative error of |u| ulps; f(u)*(1 + e*f'(u)/f(u)), e that rounding computed exactly, does not",
     _compensated,
 )

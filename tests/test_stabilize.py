@@ -13,6 +13,8 @@ from generator.primitives import (
     bounded_error,
     away,
     by_dtype,
+    exp_finite,
+    expm1,
     clip,
     compensated_sum,
     ipow,
@@ -602,6 +604,24 @@ def test_compensated_arguments_of_a_polynomial_with_irrational_coefficients() ->
     plain = judge.bits_of_error(judge.evaluate(form, (x,), points, np.float32), truth)
     fixed = judge.bits_of_error(judge.evaluate(done, (x,), points, np.float32), truth)
     assert plain.max() > 4 and fixed.max() <= 1, (plain, fixed)
+
+
+def test_compensated_arguments_of_expm1() -> None:
+    """log(exp(x) - exp(y))'s slope -1/expm1(x - y): x - y rounds (at x = 0.039, y = -65.2,
+    to an ulp of 64), 5 bits of the quotient. expm1 takes the error absolutely, expm1(u) +
+    e*exp(u) (its relative slope is 0/0 at u = 0), with exp held finite where expm1
+    overflows: within 1 bit."""
+    y = sp.Symbol("y", real=True)
+    form = 1 / expm1(x - y)
+    done = compensate_arguments(form)
+    assert done.has(bounded_error) and done.has(exp_finite)
+    points = np.array([[0.03925879, 0.9999962, 7.575758, 100.0], [-65.15151, -69.69697, -69.69697, 1.0]], dtype=np.float32)
+    truth = judge.reference(form, (x, y), points)
+    plain = judge.bits_of_error(judge.evaluate(form, (x, y), points, np.float32), truth)
+    fixed = judge.bits_of_error(judge.evaluate(done, (x, y), points, np.float32), truth)
+    assert plain[:3].min() > 4 and fixed.max() <= 1, (plain, fixed)
+    far = judge.evaluate(compensate_arguments(expm1(x - y)), (x, y), np.array([[100.0], [1.0]], dtype=np.float32), np.float32)
+    assert np.isinf(far).all()  # overflows as expm1 does, not NaN
 
 
 def test_compensated_sums_where_rounded_terms_cancel() -> None:
