@@ -330,7 +330,7 @@ def _branches_simplified(form: sp.Expr) -> list[sp.Expr]:
     branch that this changes. The derivative of a branch is a sum the chain rule spreads,
     which can cancel where its quotient does not (log1p(x*exp(y))'s d2/dy2 is
     -t**2/(1 + t)**2 + t/(1 + t), t = x*exp(y), which cancels as t grows; t/(1 + t)**2 does
-    not). Only small branches, as for a raw form."""
+    not). Only small branches, as for a raw form, and only where that is shorter."""
     if not isinstance(form, sp.Piecewise):
         return []
     found = []
@@ -340,7 +340,7 @@ def _branches_simplified(form: sp.Expr) -> list[sp.Expr]:
             continue
         together = sp.cancel(sp.together(textbook))
         simplified = sp.factor(together) if _max_exp_multiple(together) <= SIMPLIFY_MAX_POWER else together
-        if simplified != value:
+        if simplified != value and sp.count_ops(simplified) < sp.count_ops(textbook):
             pieces = list(form.args)
             pieces[i] = (simplified, condition)
             found.append(sp.Piecewise(*pieces))

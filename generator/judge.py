@@ -803,7 +803,7 @@ def _grossly_wrong_at_moderate(
     if not keep.any():
         return 0
     with np.errstate(all="ignore"):
-        values = np.broadcast_to(evaluate32(float_constants(expr), symbols, moderate_points(len(symbols))), truth.shape)
+        values = np.broadcast_to(evaluate32(expr, symbols, moderate_points(len(symbols))), truth.shape)
         bits = bits_of_error(values, truth)
     return int(np.count_nonzero(keep & (bits > GROSS_BITS)))
 
