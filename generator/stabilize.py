@@ -1632,28 +1632,27 @@ def _reflection_split(node: sp.Expr) -> sp.Expr | None:
     # Not u beside -u (swish'' holds sigmoid(x) and sigmoid(-x)): one split decides both.
     if 2 <= len(arguments) <= _REFLECTED_AT_ONCE and not any(-u in arguments for u in arguments):
         return _reflect_each(node, reflectable, arguments, frozenset())
-    for u in dict.fromkeys(r.args[0] for _, _, r in reflectable):
-        # Every term in f(u) at once: softplus(u) - u*sigmoid(u) (the entropy of a logit) is
-        # softplus(-u) + u*sigmoid(-u) where u > 0; one reflected alone left softplus(u) - u.
-        group = [(t, c, type(r)) for t, c, r in reflectable if r.args[0] == u]
-        others = node - sp.Add(*(t for t, _, _ in group))
-        if all(f is softplus for _, _, f in group) and not others.has(*u.free_symbols):
-            continue  # nothing for u's multiples to cancel against
-        # A term this rule split already (a lone -softplus(x)/x, rewritten below the sum) by
-        # its own u > 0 branch: sigmoid(x) - softplus(x)/x held 1 + (-1 - softplus(-x)/x),
-        # which rounds to 0 (log(1 + exp(x))/x's slope, 20 bits off at x = 10).
-        positive = u > 0
+    if not arguments:
+        return None  # nothing for a softplus's multiples of u to cancel against
+    # Every term in f(u) at once: softplus(u) - u*sigmoid(u) (the entropy of a logit) is
+    # softplus(-u) + u*sigmoid(-u) where u > 0; one reflected alone left softplus(u) - u.
+    u = arguments[0]
+    group = [(t, c, type(r)) for t, c, r in reflectable if r.args[0] == u]
+    others = node - sp.Add(*(t for t, _, _ in group))
+    # A term this rule split already (a lone -softplus(x)/x, rewritten below the sum) by
+    # its own u > 0 branch: sigmoid(x) - softplus(x)/x held 1 + (-1 - softplus(-x)/x),
+    # which rounds to 0 (log(1 + exp(x))/x's slope, 20 bits off at x = 10).
+    positive = u > 0
 
-        def split(e: sp.Expr) -> bool:
-            return isinstance(e, sp.Piecewise) and len(e.args) == 2 and e.args[0].cond == positive
+    def split(e: sp.Expr) -> bool:
+        return isinstance(e, sp.Piecewise) and len(e.args) == 2 and e.args[0].cond == positive
 
-        others = others.replace(split, lambda e: e.args[0].expr)
-        near = sp.collect(sp.expand(sp.Add(*(c * _REFLECTIONS[f](u) for _, c, f in group)) + others), u)
-        # ipow(near, 1) keeps 1 - t together: SymPy would flatten the sum into -t - s(-z) + 1.
-        near = ipow(near, 1) if isinstance(near, sp.Add) else near
-        reflected = sp.Add(*(_REFLECTED_SIGN[f] * c * f(-u) for _, c, f in group)) + near
-        return sp.Piecewise((reflected, positive), (node.replace(split, lambda e: e.args[1].expr), True))
-    return None
+    others = others.replace(split, lambda e: e.args[0].expr)
+    near = sp.collect(sp.expand(sp.Add(*(c * _REFLECTIONS[f](u) for _, c, f in group)) + others), u)
+    # ipow(near, 1) keeps 1 - t together: SymPy would flatten the sum into -t - s(-z) + 1.
+    near = ipow(near, 1) if isinstance(near, sp.Add) else near
+    reflected = sp.Add(*(_REFLECTED_SIGN[f] * c * f(-u) for _, c, f in group)) + near
+    return sp.Piecewise((reflected, positive), (node.replace(split, lambda e: e.args[1].expr), True))
 
 
 # Arguments reflected together, each where it is positive: 2**n branches.
