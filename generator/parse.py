@@ -111,16 +111,31 @@ def _numbers_ordered(a: sp.Expr, b: sp.Expr) -> bool:
     return bool(_evaluate(a) <= _evaluate(b))
 
 
+def _as_float(c: sp.Expr) -> sp.Expr:
+    """A constant beside an input in a comparison as its value (17 digits, as the module prints
+    it): SymPy compares a
+    where's branches with it when it builds the where, and min(where(y < 1, 1.5, x),
+    log_sigmoid(0.5)) recursed through as_real_imag for over 15 minutes (fuzz seed 2401)."""
+    if not c.is_number or c.is_Rational or c.is_Float:
+        return c
+    value = _evaluate(c)
+    if isinstance(value, _MP.mpc) or not _MP.isfinite(value):
+        return c
+    return sp.Float(value, 17)
+
+
 # At a tie the gradient goes to the first argument, as in tf.maximum and tf.minimum.
 def _max(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     if a.is_number and b.is_number:
         return a if _numbers_ordered(b, a) else b
+    a, b = _as_float(a), _as_float(b)
     return _where(sp.Ge(a, b), a, b)
 
 
 def _min(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     if a.is_number and b.is_number:
         return a if _numbers_ordered(a, b) else b
+    a, b = _as_float(a), _as_float(b)
     return _where(sp.Le(a, b), a, b)
 
 
@@ -369,7 +384,7 @@ class _Builder:
                 raise _fail(f"operator {word!r} is not allowed; compare with <, <=, >, >=, == or !=", self.text, node)
             operands.append(self.build(right, depth + 1))
             try:
-                relations.append(compare(operands[-2], operands[-1]))
+                relations.append(compare(_as_float(operands[-2]), _as_float(operands[-1])))
             except TypeError:
                 raise _fail(f"SymPy cannot decide the comparison {self.quote(node)}", self.text, node) from None
         return sp.And(*relations)

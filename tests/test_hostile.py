@@ -575,6 +575,11 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # Seed 3434: min((y - y), softplus(2)) compared 0 <= softplus(2) with SymPy, which
         # recursed through as_real_imag for minutes; two constants are now ordered by value.
         "min(softplus(2), y - y) + x",
+        # Seed 2401: min of a where and a constant compared the where's branches with
+        # log_sigmoid(0.5) as SymPy built the new where, through as_real_imag for over 15
+        # minutes; a constant beside an input in min, max or a comparison is its value now.
+        "min(where(y < 1, 1.5, x), log_sigmoid(0.5))",
+        "where(where(x < 1, 2, x) < softplus(2), x, y)",
         # Seed 7878: folding the where out of hypot simplified its conditions at random
         # points, where mpmath's hypot of acos(x) = 2.3i raised AttributeError (exit 123).
         "min(logaddexp(acos(x), (2.5 + y)), hypot(min(y, x), sigmoid(y)))",
