@@ -113,9 +113,9 @@ def _numbers_ordered(a: sp.Expr, b: sp.Expr) -> bool:
 
 def _as_float(c: sp.Expr) -> sp.Expr:
     """A constant beside an input in a comparison as its value (17 digits, as the module prints
-    it): SymPy compares a
-    where's branches with it when it builds the where, and min(where(y < 1, 1.5, x),
-    log_sigmoid(0.5)) recursed through as_real_imag for over 15 minutes (fuzz seed 2401)."""
+    it): SymPy compares a where's branches with it when it builds the where, and
+    min(where(y < 1, 1.5, x), log_sigmoid(0.5)) recursed through as_real_imag for over 15
+    minutes (fuzz seed 2401)."""
     if not c.is_number or c.is_Rational or c.is_Float:
         return c
     value = _evaluate(c)
