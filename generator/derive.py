@@ -10,6 +10,7 @@ Hands on: a `Derivation` for `emit`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -178,11 +179,9 @@ def derive(
         # denominator and that factored (one quotient instead of a sum that cancels:
         # 1/x + 1/(1 - x) at x = 1e8); each distinct one stabilised once.
         sources = [*sources, raw_form]
-        if sp.count_ops(raw_form) <= SIMPLIFY_MAX_OPS and _max_power(raw_form) <= SIMPLIFY_MAX_POWER:
-            together = sp.cancel(sp.together(raw_form))
-            # SymPy factors exp(k*u) as a power of exp(u/q), k = p/q, densely: 66 s for
-            # exp(-837697249*x), as exp(-(0.144715/(y*(0.5 - x - y)))**2/2) has it.
-            factored = sp.factor(together) if _max_exp_multiple(together) <= SIMPLIFY_MAX_POWER else together
+        simplified = _over_common_denominator(raw_form)
+        if simplified is not None:
+            together, factored = simplified
             sources += [together, factored, *_hyperbolic_identities(together), *_in_one_difference(raw_form)]
             sources += _exps_combined(factored)
             # Those with u/|u| as sign(u) first (sign_product), before the quotient rules split
@@ -206,14 +205,14 @@ def derive(
         chosen = choose(stable_all(sources, raw_form), raw_form)
         # Partial fractions in exp(u) cost a where and a second form; they are offered only
         # where the choice is wrong at values that matter (not swish's, which flush at -88).
+        simplified = _over_common_denominator(raw_form)
         if (
-            sp.count_ops(raw_form) > SIMPLIFY_MAX_OPS
-            or _max_power(raw_form) > SIMPLIFY_MAX_POWER
+            simplified is None
             or not raw_form.has(sp.exp)
             or not judge.grossly_bad(as_judged(chosen.xreplace(defaults)), raw_form.xreplace(defaults), variables, domain)
         ):
             return chosen
-        found = _partial_fractions_in_exp(sp.cancel(sp.together(raw_form)))
+        found = _partial_fractions_in_exp(simplified[0])
         if found is None:
             return chosen
         u, fractions = found
@@ -324,6 +323,20 @@ def derive(
     return Derivation(variables, expr, partials, tuple(fired), order, accuracy, guarded)
 
 
+@functools.lru_cache(maxsize=512)
+def _over_common_denominator(form: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(form over a common denominator, cancelled; that factored), or None where `form` is too
+    large for SymPy's simplification (SIMPLIFY_MAX_OPS, SIMPLIFY_MAX_POWER). Cached: the
+    choice of a partial and its partial fractions in exp(u) ask for the same one."""
+    if sp.count_ops(form) > SIMPLIFY_MAX_OPS or _max_power(form) > SIMPLIFY_MAX_POWER:
+        return None
+    together = sp.cancel(sp.together(form))
+    # SymPy factors exp(k*u) as a power of exp(u/q), k = p/q, densely: 66 s for
+    # exp(-837697249*x), as exp(-(0.144715/(y*(0.5 - x - y)))**2/2) has it.
+    factored = sp.factor(together) if _max_exp_multiple(together) <= SIMPLIFY_MAX_POWER else together
+    return together, factored
+
+
 def _branches_simplified(form: sp.Expr) -> list[sp.Expr]:
     """`form`, a where, with one branch in its textbook form over a common denominator and
     factored (the rules stabilise it again), the others as they are; one such form for each
@@ -336,10 +349,10 @@ def _branches_simplified(form: sp.Expr) -> list[sp.Expr]:
     found = []
     for i, (value, condition) in enumerate(form.args):
         textbook = naive(value)
-        if sp.count_ops(textbook) > SIMPLIFY_MAX_OPS or _max_power(textbook) > SIMPLIFY_MAX_POWER or textbook.has(sp.Piecewise):
+        both = None if textbook.has(sp.Piecewise) else _over_common_denominator(textbook)
+        if both is None:
             continue
-        together = sp.cancel(sp.together(textbook))
-        simplified = sp.factor(together) if _max_exp_multiple(together) <= SIMPLIFY_MAX_POWER else together
+        simplified = both[1]
         if simplified != value and sp.count_ops(simplified) < sp.count_ops(textbook):
             pieces = list(form.args)
             pieces[i] = (simplified, condition)
@@ -353,8 +366,7 @@ def _exps_combined(form: sp.Expr) -> list[sp.Expr]:
     -exp(x + y)/(1 + exp(x + y))**2 of softplus(x + y) is sigmoid(x + y)*sigmoid(-x - y) so; as
     -exp(x)*exp(y)/(exp(x)*exp(y) + 1)**2 it took a where of six terms, 27 bits off at
     x = y = -38 where exp(x)*exp(y) flushes)."""
-    products = [m for m in form.atoms(sp.Mul) if sum(isinstance(f, sp.exp) for f in m.args) >= 2]
-    if not products:
+    if not any(sum(isinstance(f, sp.exp) for f in m.args) >= 2 for m in form.atoms(sp.Mul)):
         return []
     combined = sp.powsimp(form, combine="exp", deep=True)
     return [combined] if combined != form else []

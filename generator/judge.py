@@ -21,7 +21,8 @@ import sympy as sp
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from generator import primitives as prim
-from generator.printer import FLOAT32_MAX, ProductOrder, cse_whole_products, divide_in_place, inline_trivial
+from generator.errors import GeneratorError
+from generator.printer import FLOAT32_MAX, ProductOrder, cse_whole_products, divide_in_place, inline_trivial, number_literal
 
 FLOAT32_TINY = 1.1754944e-38
 _DPS = 40
@@ -718,9 +719,15 @@ _ZERO_BESIDE = (0.999, 0.5, -2.0, 30.0)
 def zero_points(n_vars: int) -> np.ndarray:
     """Points with one input 0 and the others ordinary, shape (n_vars, n); none for one input
     (the grid holds 0)."""
+    return _beside_ordinary(n_vars, (0.0,), _ZERO_BESIDE)
+
+
+def _beside_ordinary(n_vars: int, values: Sequence[float], others: Sequence[float]) -> np.ndarray:
+    """Each input in turn at each of `values`, the others at `others` (float32 values, read
+    only), shape (n_vars, n); none for one input, whose grid holds them."""
     if n_vars == 1:
         return np.zeros((1, 0))
-    points = np.array(_one_input_at(n_vars, (0.0,), _ZERO_BESIDE, 1), dtype=np.float32).astype(np.float64).T
+    points = np.array(_one_input_at(n_vars, values, others, 1), dtype=np.float32).astype(np.float64).T
     points.setflags(write=False)
     return points
 
@@ -774,11 +781,7 @@ GROSS_BITS = 16.0
 def moderate_points(n_vars: int) -> np.ndarray:
     """Points with one input at +-60 and the others ordinary, shape (n_vars, n); none for one
     input (its grid holds them)."""
-    if n_vars == 1:
-        return np.zeros((1, 0))
-    points = np.array(_one_input_at(n_vars, _MODERATE, _MODERATE_BESIDE, 1), dtype=np.float32).astype(np.float64).T
-    points.setflags(write=False)
-    return points
+    return _beside_ordinary(n_vars, _MODERATE, _MODERATE_BESIDE)
 
 
 @functools.lru_cache(maxsize=256)
@@ -1371,11 +1374,9 @@ def _printer() -> object:
             # measured 0 bits where TF is 4-5 bits off, at x = -50).
             if isinstance(expr, sp.Expr) and expr.is_number and not expr.is_Rational and not expr.is_Float:
                 try:
-                    value = complex(prim.numeric(expr, 30))
-                except (TypeError, ValueError):
-                    value = complex(math.nan, math.nan)  # left to NumPy below
-                if value.imag == 0:
-                    return repr(value.real) if math.isfinite(value.real) else f"float({str(value.real)!r})"
+                    return number_literal(expr)
+                except GeneratorError:
+                    pass  # complex or undefined: left to NumPy
             return super()._print(expr, **kwargs)
 
         def _print_number(self, expr: sp.Expr) -> str:
@@ -1666,12 +1667,11 @@ def best(
     the subexpressions in `shared`), measured where the truth (and `domain`, see
     judged_points) is defined."""
     unique = list(dict.fromkeys(candidates))
-    if len(unique) > 1 and len(symbols) > 1:
-        failures = [_nonfinite_at_zeros(c, truth_expr, symbols, domain) for c in unique]
-        unique = [c for c, n in zip(unique, failures) if n == min(failures)]
-    if len(unique) > 1 and len(symbols) > 1:
-        wrong = [_grossly_wrong_at_moderate(c, truth_expr, symbols, domain) for c in unique]
-        unique = [c for c, n in zip(unique, wrong) if n == min(wrong)]
+    # With several inputs, first the forms that fail at the fewest points beside the grid.
+    for failures_at in (_nonfinite_at_zeros, _grossly_wrong_at_moderate) if len(symbols) > 1 else ():
+        if len(unique) > 1:
+            failures = [failures_at(c, truth_expr, symbols, domain) for c in unique]
+            unique = [c for c, n in zip(unique, failures) if n == min(failures)]
     if len(unique) == 1:
         return unique[0]
     points, truth, lost = judged_points(truth_expr, symbols, domain)

@@ -3514,13 +3514,14 @@ def _polynomial_of_operations(u: sp.Expr) -> sp.Expr | None:
     _rounding_error can carry. gelu_tanh's argument 2*sqrt(2)*x*(8943*x**2/200000 + 1)/sqrt(pi)
     is printed as c*x*(1 + b*x**2), three factors in an order the printer chooses; as
     x*(a + b*x**2) it is compensated. None for anything else."""
-    if len(u.free_symbols) != 1 or not isinstance(u, (sp.Mul, sp.Add)) or u.has(sp.Piecewise):
+    found = None
+    if len(u.free_symbols) == 1 and isinstance(u, (sp.Mul, sp.Add)) and not u.has(sp.Piecewise):
+        found = _as_polynomial(u)
+    if found is None or found[0] not in u.free_symbols:
         return None
-    (x,) = u.free_symbols
-    if not u.is_polynomial(x):
-        return None
-    terms = dict((m, c) for (m,), c in sp.Poly(u, x).terms())
-    if len(terms) < 2 or not all(c.is_number and c.is_real for c in terms.values()):
+    x, coeffs = found
+    terms = {len(coeffs) - 1 - i: c for i, c in enumerate(coeffs) if c != 0}
+    if len(terms) < 2 or not all(c.is_real for c in terms.values()):
         return None
     low, powers = min(terms), sorted(terms, reverse=True)
     step = functools.reduce(math.gcd, (m - low for m in powers if m != low))
