@@ -558,9 +558,13 @@ def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
     return found ** (2 * node.exp)
 
 
-def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
-    """(r, hypot(..., sqrt(r))**(2*e)) for a power (a**2 + ... + r)**e, e not an integer, whose
-    one other term r is not known to be 0 or below; else None."""
+def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(r, hypot(..., sqrt(r))**(2*e), the same root where r < 0) for a power
+    (a**2 + ... + r)**e, e not an integer, whose one other term r is not known to be 0 or
+    below; else None. Where r < 0 the base is a difference of squares,
+    (h - sqrt(-r))*(h + sqrt(-r)) with h = |a| (or hypot(a, ...)), each factor raised on its
+    own: a**2 + r overflows at a = 1.8e19 where the root need not, and rounds a**2 near the
+    root, where h - sqrt(-r) is exact."""
     if not (isinstance(node, sp.Pow) and node.exp.is_Rational and node.exp.q != 1 and isinstance(node.base, sp.Add)):
         return None
     others = [t for t in node.base.args if _square_parts(t) is None]
@@ -570,7 +574,10 @@ def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     parts = [_square_parts(t) for t in node.base.args if t is not r]
     if all(p.is_number for p in parts):
         return None  # sqrt(x + 1): no square to overflow
-    return r, _nested_hypot([*parts, sp.sqrt(r)]) ** (2 * node.exp)
+    h = sp.Abs(parts[0]) if len(parts) == 1 else _nested_hypot(parts)
+    s = sp.sqrt(-r)
+    below = ipow(h - s, 1) ** node.exp * ipow(h + s, 1) ** node.exp
+    return r, _nested_hypot([*parts, sp.sqrt(r)]) ** (2 * node.exp), below
 
 
 def _unsigned_root_hypot(node: sp.Expr) -> sp.Expr | None:
@@ -578,20 +585,20 @@ def _unsigned_root_hypot(node: sp.Expr) -> sp.Expr | None:
     be), for a term r that is not a square: squareplus with a learned b,
     (x + sqrt(x**2 + b))/2, was inf at x = 1e30, where x**2 overflows. A top-down rule: a sum with such roots among its factors' terms becomes one
     where, each branch the whole sum, so that the hypot's side rules see the sum (x +
-    hypot(x, sqrt(b)) cancels for x < 0). Where r < 0, the root as written, its base held
-    (ipow(u, 1) is u) so that the rule does not match it again."""
+    hypot(x, sqrt(b)) cancels for x < 0). Where r < 0, the root of a difference of squares,
+    whose factors ipow holds apart (and so that the rule does not match it again)."""
     terms = sp.Add.make_args(node) if isinstance(node, sp.Add) else (node,)
     roots = {f: _root_with_unsigned_term(f) for t in terms for f in sp.Mul.make_args(t)}
     roots = {f: found for f, found in roots.items() if found is not None}
-    conditions = {r for r, _ in roots.values()}
+    conditions = {r for r, _, _ in roots.values()}
     if len(conditions) != 1:
         return None
     (r,) = conditions
-    hypots = {f: h for f, (_, h) in roots.items()}
+    hypots = {f: h for f, (_, h, _) in roots.items()}
     if r.is_nonnegative:
         return node.xreplace(hypots)  # sqrt(x**2 + exp(y)): no where
-    held = {f: ipow(f.base, 1) ** f.exp for f in roots}
-    return sp.Piecewise((node.xreplace(hypots), r >= 0), (node.xreplace(held), True))
+    below = {f: b for f, (_, _, b) in roots.items()}
+    return sp.Piecewise((node.xreplace(hypots), r >= 0), (node.xreplace(below), True))
 
 
 def _leg_over_hypot(node: sp.Expr) -> sp.Expr | None:
@@ -1469,6 +1476,8 @@ def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
 # quotient by 1 + u goes subnormal (log(1 + exp(x)*y)' at x = 90, y = 1e-30 has
 # y/(1 + u) = 7.7e-40 with u = 1.3e9, which TF flushes: 0 where the truth is 1).
 LOG1P_FAR = sp.Integer(2) ** 24
+# The largest finite value of the inputs' dtype: only an infinity is above it.
+FLOAT_MAX = by_dtype(sp.Float(3.4028234663852886e38, 17), sp.Float(1.7976931348623157e308, 17))
 
 
 def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
@@ -1600,7 +1609,13 @@ def _near_one(a: sp.Expr, b: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     near = sp.expand(a - b) / b
     if _holds_where(near):
         return None
-    return near, (near < -sp.Rational(1, 2)) | (near > LOG1P_FAR)
+    far = (near < -sp.Rational(1, 2)) | (near > LOG1P_FAR)
+    # Where b overflows (x/expm1(x) at x = 89) the quotient is inf/inf = NaN, which no
+    # comparison holds; the far form serves there. A b of degree 1 in the inputs (logit's
+    # 1 - x) is finite where they are.
+    if b.is_polynomial(*b.free_symbols) and sp.Poly(b, *b.free_symbols).total_degree() <= 1:
+        return near, far
+    return near, far | (sp.Abs(b) > FLOAT_MAX)
 
 
 # f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).

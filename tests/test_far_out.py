@@ -882,10 +882,12 @@ def test_exponential_growth_rate_at_zero(load_module) -> None:
 def test_squareplus_with_a_learned_offset(load_module) -> None:
     # (x + sqrt(x**2 + b))/2: x**2 overflows at x = 1e30 (inf; the truth is 1e30), and for
     # x << 0 the sum cancels (0 at x = -1e5, b = 4; the truth is 1e-5; x**2 overflows at -1e20). hypot(x, sqrt(b))
-    # where b >= 0, and the side rule inside that where.
+    # where b >= 0, and the side rule inside that where. Where b < 0, x**2 overflows as well
+    # (inf at x = 1e30, b = -60; NaN in the slope): the root of a difference of squares,
+    # sqrt(|x| - sqrt(-b))*sqrt(|x| + sqrt(-b)), does not.
     b, x = sp.symbols("b x", real=True)
     fn = load_module("(x + sqrt(x**2 + b))/2", "squareplus", ["b", "x"]).squareplus
-    points = [(4.0, -1e5), (0.1, -1e20), (1.0, 1e30), (4.0, 0.5)]
+    points = [(4.0, -1e5), (0.1, -1e20), (1.0, 1e30), (4.0, 0.5), (-60.0, 1e30), (-1.5e13, 9e23), (-2.0, -1e20), (-4.0, 3.0)]
     _check(fn, (x + sp.sqrt(x**2 + b)) / 2, [b, x], points)
 
 
@@ -1409,3 +1411,14 @@ def test_hellinger_slope_where_the_inputs_meet(load_module) -> None:
     for point, got in zip(points, slope):
         true = float(truth.subs({x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}).evalf(60))
         assert abs(got - true) <= TOL * abs(true), (point, got, true)
+
+
+def test_log_of_a_quotient_whose_denominator_overflows(load_module) -> None:
+    # log(x/expm1(x)) near x/expm1(x) = 1 is log1p((x - expm1(x))/expm1(x)); at x = 89
+    # expm1 overflows and that quotient is inf/inf = NaN, which no comparison of the where
+    # holds: f was NaN for every x > 88.7 (the truth -84.9 at 89). Where the denominator
+    # is inf, the far form.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("log(x/(exp(x) - 1))", "log_x_over_expm1", ["x"]).log_x_over_expm1
+    points = [(89.0,), (100.0,), (1e4,), (3e38,), (0.5,), (-3.0,), (1e-6,)]
+    _check(fn, sp.log(x / (sp.exp(x) - 1)), [x], points)

@@ -59,7 +59,7 @@ from generator.primitives import (
     softplus,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
+from generator.stabilize import ECONOMIES, FLOAT_MAX, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 # log1mexp(u) - log(u) = -u/2 + u**2/24 - u**4/2880 + ..., to u**22 (B_2k/(2k*(2k)!) u**2k).
@@ -91,12 +91,14 @@ ROOT2_HI, ROOT2_LO = sp.Float(1.4142135381698608, 17), sp.Float(
 MEAN_XY = sp.Abs(x) / 2 + sp.Abs(y) / 2
 
 
-def _near_one(near: sp.Expr, far: sp.Expr) -> sp.Piecewise:
+def _near_one(near: sp.Expr, far: sp.Expr, overflows: sp.Expr | None = None) -> sp.Piecewise:
     """log(a/b) as log1p(near), near = (a - b)/b, where a/b is from 1/2 to 2**24 or near is
-    NaN, and `far` elsewhere (stabilize._log_near_one)."""
-    return sp.Piecewise(
-        (far, (near < -sp.Rational(1, 2)) | (near > 2**24)), (log1p(near), True)
-    )
+    0/0, and `far` elsewhere, and where b, if it may (`overflows`), overflows
+    (stabilize._log_near_one)."""
+    far_from_one = (near < -sp.Rational(1, 2)) | (near > 2**24)
+    if overflows is not None:
+        far_from_one |= sp.Abs(overflows) > FLOAT_MAX
+    return sp.Piecewise((far, far_from_one), (log1p(near), True))
 
 
 def _split(root: mpmath.mpf) -> tuple[sp.Float, sp.Float]:
@@ -1285,14 +1287,16 @@ CASES: tuple[Case, ...] = (
     ),
     # sqrt(x**2 + y) at x = 1e20, y = 2: x**2 overflows; the truth is 1e20. A sum around the
     # root goes into the where with it: squareplus with a learned b, (x + sqrt(x**2 + b))/2,
-    # cancels for x << 0 unless hypot_minus_side sees x + hypot(x, sqrt(b)).
+    # cancels for x << 0 unless hypot_minus_side sees x + hypot(x, sqrt(b)). Where y < 0 the
+    # square overflows as well (x = 1e20, y = -2); a difference of squares does not.
     Case(
         "hypot_where_nonnegative",
         sp.sqrt(x**2 + y),
         sp.Piecewise(
-            (hypot(x, sp.sqrt(y)), y >= 0), (sp.sqrt(ipow(x**2 + y, 1)), True)
+            (hypot(x, sp.sqrt(y)), y >= 0),
+            (sp.sqrt(ipow(sp.Abs(x) - sp.sqrt(-y), 1)) * sp.sqrt(ipow(sp.Abs(x) + sp.sqrt(-y), 1)), True),
         ),
-        {x: (1e20, -3e38), y: (2.0, 0.5)},
+        {x: (1e20, -3e38, 1e20, -3e30), y: (2.0, 0.5, -2.0, -1e10)},
     ),
     Case(
         "hypot_where_nonnegative",
@@ -1354,9 +1358,9 @@ CASES: tuple[Case, ...] = (
         (x**2 + y) ** sp.Rational(3, 4),
         sp.Piecewise(
             (hypot(x, sp.sqrt(y)) ** sp.Rational(3, 2), y >= 0),
-            (ipow(x**2 + y, 1) ** sp.Rational(3, 4), True),
+            (ipow(sp.Abs(x) - sp.sqrt(-y), 1) ** sp.Rational(3, 4) * ipow(sp.Abs(x) + sp.sqrt(-y), 1) ** sp.Rational(3, 4), True),
         ),
-        {x: (1e20, -3e24), y: (2.0, 0.5)},
+        {x: (1e20, -3e24, 1e20), y: (2.0, 0.5, -2.0)},
         label="power",
     ),
     # exp(x) - exp(y) at x = 1 + 2**-22, y = 1: two roundings of e for a difference of 2
