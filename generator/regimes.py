@@ -157,7 +157,7 @@ def add_regimes(
         # Per side, the option that measures best: the leading term of an exponential
         # tail, the constant limit, or an algebraic tail.
         options = (
-            _exp_tail(truth, x, sign, xs),
+            *_exp_tails(truth, x, sign, xs),
             _asymptote(expr, truth, x, sign, xs, reference),
             _algebraic_tail(truth, x, sign),
         )
@@ -218,9 +218,13 @@ def _asymptote(
     return limit, sp.Float(threshold, 17)
 
 
-def _exp_tail(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> tuple[sp.Expr, sp.Float] | None:
-    """(form, threshold) on one side: beyond the threshold, the leading term of `truth` in
-    its exponential, c(x)*exp(k*g(x)), equals it to double precision.
+def _exp_tails(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> list[tuple[sp.Expr, sp.Expr]]:
+    """(form, threshold) options on one side: beyond the threshold, the leading term of
+    `truth` in its exponential, c(x)*exp(k*g(x)), equals it to double precision; and, where
+    it does so to SINGLE_TOLERANCE from a smaller threshold on, the same with that
+    threshold for float32 (by_dtype), for the judge to weigh: x/(exp(x) + exp(-x))'s f''
+    in between flushed a factor exp(-5x) at x = 18, where the tail is exact to float32
+    (from x = 20 to double).
 
     For a function of exp(g(x)) (after tanh, cosh, ... are written with exp), such
     as x*sigmoid(x) = x*E/(1 + E) with E = exp(x): as E -> 0 it is x*E. The term
@@ -231,33 +235,47 @@ def _exp_tail(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> tuple[
     """
     found = _leading_exp_term(truth, x, sign)
     if found is None:
-        return None
+        return []
     c, k, g = found
     exact = judge._mp_function(truth, (x,))
     approx = judge._mp_function(c * sp.exp(k * g), (x,))
-    mags = np.sort(np.abs(xs[(sign * xs >= 1) & np.isfinite(xs)]))
-    threshold = None
-    for i, m in enumerate(mags):
+    mags = [float(m) for m in np.sort(np.abs(xs[(sign * xs >= 1) & np.isfinite(xs)]))]
+
+    def first(tolerance: mpmath.mpf, candidates: list[float]) -> float | None:
         # The relative error of the leading term falls as |x| grows: check m and two beyond.
-        if all(_matches(exact, approx, g, x, sign * float(p)) for p in mags[i : i + 3]):
-            threshold = float(m)
-            break
-    if threshold is None:
+        for i, m in enumerate(candidates):
+            if all(_matches(exact, approx, g, x, sign * p, tolerance) for p in candidates[i : i + 3]):
+                return m
         return None
+
+    double = first(mpmath.mpf(2) ** -54, mags)
+    if double is None:
+        return []
     bound = FLOAT_MAX
     if k != 0:
         # Where |k*g|/2 > 800, both halves of exp are inf or 0 even in float64.
-        bound_value = threshold
+        bound_value = double
         while abs(float(k * g.subs(x, sign * bound_value))) < 1600:
             bound_value *= 2
             if bound_value > 1e30:
-                return None
+                return []
         bound = sp.Float(bound_value, 17)
-    t = sp.Float(threshold, 17)
     bounded = pick(sign * x < bound, x, sign * bound) if k != 0 else x
-    guarded = clip(bounded, t, bound) if sign > 0 else clip(bounded, -bound, -t)
     form = c if k == 0 else mul_exp(c, k * g)
-    return form.xreplace({x: guarded}), t
+    # The float32 option first: the judge's grid seldom tells the two apart (nothing between
+    # 10 and 20), and the tail is exact there by the check above, which the grid is not.
+    # Below the double's, quarter powers of two from 4 as well: the grid has nothing
+    # between 10 and 20, or 20 and 31.8, where a float32 tail may start.
+    thresholds = [sp.Float(double, 17)]
+    quarters = (2.0 ** (q / 4) for q in range(8, 4 * 12))
+    single = first(mpmath.mpf(SINGLE_TOLERANCE), sorted({*(m for m in mags if m < double), *(q for q in quarters if q < double)}) + [m for m in mags if m >= double])
+    if single is not None and single < double:
+        thresholds.insert(0, by_dtype(sp.Float(single, 17), thresholds[0]))
+    options = []
+    for t in thresholds:
+        guarded = clip(bounded, t, bound) if sign > 0 else clip(bounded, -bound, -t)
+        options.append((form.xreplace({x: guarded}), t))
+    return options
 
 
 _ALGEBRAIC_TAILS = (sp.log, lgamma, sp.polygamma, sp.atan, sp.asinh, sp.acosh)
@@ -278,7 +296,7 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
     if not _expandable(textbook) or _nesting(textbook) > 2:
         return None
     # Only functions with algebraic tails: SymPy's series at oo of lgamma(erfc(x))' ran its
-    # limits for minutes (fuzz seed 6791), and an exponential's tail is _exp_tail's.
+    # limits for minutes (fuzz seed 6791), and an exponential's tail is _exp_tails'.
     if any(not isinstance(f, _ALGEBRAIC_TAILS) for f in textbook.atoms(sp.Function)):
         return None
     # asinh and acosh of a rational function only, and no root of a function: SymPy's
@@ -432,8 +450,8 @@ def _rational_leading_term(body: sp.Expr, small: sp.Symbol) -> tuple[sp.Expr, sp
     return sp.cancel(cn / cd), sp.Integer(kn - kd)
 
 
-def _matches(exact: object, approx: object, g: sp.Expr, x: sp.Symbol, point: float) -> bool:
-    """Whether approx(point) equals exact(point) to 2**-54, relative, computed at a
+def _matches(exact: object, approx: object, g: sp.Expr, x: sp.Symbol, point: float, tolerance: mpmath.mpf) -> bool:
+    """Whether approx(point) equals exact(point) to `tolerance`, relative, computed at a
     precision that resolves the exponentials at that point."""
     try:
         digits = 40 + int(2 * abs(float(g.subs(x, point))))
@@ -452,7 +470,7 @@ def _matches(exact: object, approx: object, g: sp.Expr, x: sp.Symbol, point: flo
                 return False
             if true == 0 or abs(low - true) > abs(true) * mpmath.mpf(2) ** -60:
                 return False
-            return bool(abs(value - true) <= abs(true) * mpmath.mpf(2) ** -54)
+            return bool(abs(value - true) <= abs(true) * tolerance)
     except (ArithmeticError, ValueError, TypeError, MemoryError):
         return False
 

@@ -1422,3 +1422,17 @@ def test_log_of_a_quotient_whose_denominator_overflows(load_module) -> None:
     fn = load_module("log(x/(exp(x) - 1))", "log_x_over_expm1", ["x"]).log_x_over_expm1
     points = [(89.0,), (100.0,), (1e4,), (3e38,), (0.5,), (-3.0,), (1e-6,)]
     _check(fn, sp.log(x / (sp.exp(x) - 1)), [x], points)
+
+
+def test_exponential_tails_from_where_they_are_exact_in_float32(load_module) -> None:
+    # x/(exp(x) + exp(-x))'' between its middle form and its tail: the middle form multiplies
+    # about exp(4x) by a factor exp(-5x) that flushes for x > 17.5 (0 at x = 18, the truth
+    # 2e-7); its tail, exact to double precision from x = 20, is exact to float32 from 11.3,
+    # and float32 takes it from there. x**3/(exp(x) - 1)'' had the wrong sign at x = 33: a
+    # term's cube (x/expm1(x))**3 flushed before its exp(2x) brought it back
+    # (balance_power_exp, of a power ipow holds).
+    x = sp.Symbol("x", real=True)
+    fn = load_module("x/(exp(x) + exp(-x))", "x_over_2cosh", ["x"]).x_over_2cosh
+    _check(fn, x / (sp.exp(x) + sp.exp(-x)), [x], [(12.0,), (18.0,), (19.5,), (-18.0,), (30.0,)], tol=1e-6)
+    fn = load_module("x**3/(exp(x) - 1)", "planck", ["x"]).planck
+    _check(fn, x**3 / (sp.exp(x) - 1), [x], [(33.0,), (36.0,), (50.0,)], tol=1e-6)
