@@ -48,7 +48,7 @@ SERIES_MAX_OPS = 40
 # 0 (such a derivative is 0/0 or 0*inf at 0 itself: y*(1 + 1/y), 1/(1 - exp(-x))).
 SERIES_MAX_NESTING = 1
 LIMIT_PROBES = (12, 16, 20, 25)  # evaluate at sign * 10**k, below the judge's saturation
-SERIES_THRESHOLDS = (2.0, 1.5, 1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)
+SERIES_THRESHOLDS = (2.0, 1.5, 1.0, 0.75, 0.5, 0.375, 0.25, 0.1875, 0.125, 0.0625, 0.03125)
 DOUBLE_TOLERANCE = 1e-17  # relative error of the polynomial, for float64
 SINGLE_TOLERANCE = 2.0**-28  # for float32 (and float16/bfloat16, computed in float32)
 NEAR_ZERO = 0.1  # bad points this close to 0 call for a series

@@ -1436,3 +1436,12 @@ def test_exponential_tails_from_where_they_are_exact_in_float32(load_module) -> 
     _check(fn, x / (sp.exp(x) + sp.exp(-x)), [x], [(12.0,), (18.0,), (19.5,), (-18.0,), (30.0,)], tol=1e-6)
     fn = load_module("x**3/(exp(x) - 1)", "planck", ["x"]).planck
     _check(fn, x**3 / (sp.exp(x) - 1), [x], [(33.0,), (36.0,), (50.0,)], tol=1e-6)
+
+
+def test_series_bands_between_powers_of_two(load_module) -> None:
+    # asin(x)/x's slope as differentiated, (1/sqrt(1 - x**2) - asin(x)/x)/x, cancels near 0
+    # (6.4 bits at x = 0.27); its Taylor polynomial of 26 terms is exact to float32 up to
+    # 0.375 but not 0.5, and the thresholds went from 0.5 to 0.25.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("asin(x)/x", "asin_over_x", ["x"]).asin_over_x
+    _check(fn, sp.asin(x) / x, [x], [(0.2727273,), (0.3181818,), (-0.35,), (0.1,)], tol=1e-6)
