@@ -350,14 +350,26 @@ def _x_log_x(node: sp.Expr) -> sp.Expr | None:
         return None
     for factor in node.args:
         # Not for a number: 2*log(2) is a constant, not 0*inf anywhere.
-        if isinstance(factor, sp.log) and factor.args[0] in node.args and not factor.args[0].is_number:
-            rest = [f for f in node.args if f is not factor]
-            u = factor.args[0]
+        if not isinstance(factor, sp.log) or factor.args[0].is_number:
+            continue
+        u = factor.args[0]
+        rest = [f for f in node.args if f is not factor]
+        if u in rest:
             rest.remove(u)
             w, n = u.as_base_exp()
             if n.is_Integer and n >= 2 and not w.is_number:
                 return n * sp.Mul(*rest) * xlogy(u, sp.Abs(w) if n % 2 == 0 else w)
             return sp.Mul(*rest) * xlogy(u, u)
+        # A positive power of u: sqrt(x)*log(x) and x**2*log(x) are 0*inf = NaN at 0 too.
+        # Above the first power, u**(p - 1)*xlogy(u, u): x**2 flushes at x = 1e-19, where
+        # x**2*log(x) = -4.4e-37 does not.
+        for power in rest:
+            base, p = power.as_base_exp()
+            if base == u and p.is_positive:
+                rest.remove(power)
+                if p > 1:
+                    return sp.Mul(*rest) * ipow(u, p - 1) * xlogy(u, u)
+                return sp.Mul(*rest) * xlogy(power, u)
     return None
 
 

@@ -946,6 +946,10 @@ CASES: tuple[Case, ...] = (
         {x: (1e-20,)},
         label="power",
     ),
+    # A power of the log's argument beside it: sqrt(x)*log(x) at 0 is 0*-inf; above the
+    # first power, x*xlogy(x, x) (x**2 flushes at 1e-19, where x**2*log(x) is -4.4e-37).
+    Case("xlogy", sp.sqrt(x) * sp.log(x), xlogy(sp.sqrt(x), x), {x: (0.0,)}, label="root", truth=(0.0,)),
+    Case("xlogy", x**2 * sp.log(x), x * xlogy(x, x), {x: (1e-19, 3e-20)}, label="square"),
     # logaddexp(x, y) rounds to x = -2.5e38 and the difference is 0; the truth is log(2).
     # (Checked at 60 digits, which hold log(2) beside 2.5e38 to 1e-23: the tolerance.)
     Case(
@@ -1776,6 +1780,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("acosh_near_one", sp.acosh(x)),
     ("log_tanh", sp.tanh(sp.log(x))),
     ("xlogy", y * sp.log(x)),
+    ("xlogy", y**2 * sp.log(x)),  # a power of another input
+    ("xlogy", sp.log(x) / x),  # a negative power: no 0*inf
     ("xlogy", x + 2 * sp.log(2)),  # a constant: 2*log(2) is 0*inf nowhere
     ("hypot", sp.sqrt(x**2 - y**2)),
     ("reflection_split", 2 * softplus(x)),
