@@ -156,8 +156,9 @@ def add_regimes(
             continue
         # Per side, the option that measures best: the leading term of an exponential
         # tail, the constant limit, or an algebraic tail.
+        tails = _exp_tails(truth, x, sign, xs)
         options = (
-            *_exp_tails(truth, x, sign, xs),
+            *tails[:1],
             _asymptote(expr, truth, x, sign, xs, reference),
             _algebraic_tail(truth, x, sign),
         )
@@ -167,6 +168,12 @@ def add_regimes(
             trial = judge.score(_split(result, {**sides, sign: option}, x), (x,), points, reference)
             if trial < score:
                 sides[sign], score = option, trial
+        # The exponential tail from where float32 may take it, if the form between is bad
+        # there (the grid has few points: x**3/(exp(x) - 1)'' between 22.6 and 40 only 31.8,
+        # where the form is right, and beyond which it flushes).
+        if len(tails) == 2 and sides.get(sign) == tails[0] and _bad_between(result, truth, x, sign, tails[1][1]):
+            sides[sign] = tails[1]
+            score = judge.score(_split(result, sides, x), (x,), points, reference)
     if sides:
         result = _split(result, sides, x)
     # `score` is the result's; the form's own is the mean of `bits` (judge.score).
@@ -219,12 +226,12 @@ def _asymptote(
 
 
 def _exp_tails(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> list[tuple[sp.Expr, sp.Expr]]:
-    """(form, threshold) options on one side: beyond the threshold, the leading term of
-    `truth` in its exponential, c(x)*exp(k*g(x)), equals it to double precision; and, where
-    it does so to SINGLE_TOLERANCE from a smaller threshold on, the same with that
-    threshold for float32 (by_dtype), for the judge to weigh: x/(exp(x) + exp(-x))'s f''
-    in between flushed a factor exp(-5x) at x = 18, where the tail is exact to float32
-    (from x = 20 to double).
+    """(form, threshold) options on one side, none or one or two: beyond the threshold, the
+    leading term of `truth` in its exponential, c(x)*exp(k*g(x)), equals it to double
+    precision; and, where it does so to SINGLE_TOLERANCE from a smaller threshold on, the
+    same with that threshold for float32 (by_dtype), for a form that is bad in between
+    (_bad_between): x/(exp(x) + exp(-x))'s f'' flushed a factor exp(-5x) at x = 18, where
+    the tail is exact to float32 (from x = 20 to double).
 
     For a function of exp(g(x)) (after tanh, cosh, ... are written with exp), such
     as x*sigmoid(x) = x*E/(1 + E) with E = exp(x): as E -> 0 it is x*E. The term
@@ -262,20 +269,33 @@ def _exp_tails(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> list[
         bound = sp.Float(bound_value, 17)
     bounded = pick(sign * x < bound, x, sign * bound) if k != 0 else x
     form = c if k == 0 else mul_exp(c, k * g)
-    # The float32 option first: the judge's grid seldom tells the two apart (nothing between
-    # 10 and 20), and the tail is exact there by the check above, which the grid is not.
-    # Below the double's, quarter powers of two from 4 as well: the grid has nothing
-    # between 10 and 20, or 20 and 31.8, where a float32 tail may start.
+    # Below the double's, quarter powers of two as well: the grid has nothing between 10
+    # and 20, or 20 and 31.8, where a float32 tail may start.
     thresholds = [sp.Float(double, 17)]
-    quarters = (2.0 ** (q / 4) for q in range(8, 4 * 12))
-    single = first(mpmath.mpf(SINGLE_TOLERANCE), sorted({*(m for m in mags if m < double), *(q for q in quarters if q < double)}) + [m for m in mags if m >= double])
+    below = sorted({*(m for m in mags if m < double), *_quarters(0, double)})
+    single = first(mpmath.mpf(SINGLE_TOLERANCE), below + [m for m in mags if m >= double])
     if single is not None and single < double:
-        thresholds.insert(0, by_dtype(sp.Float(single, 17), thresholds[0]))
+        thresholds.append(by_dtype(sp.Float(single, 17), thresholds[0]))
     options = []
     for t in thresholds:
         guarded = clip(bounded, t, bound) if sign > 0 else clip(bounded, -bound, -t)
         options.append((form.xreplace({x: guarded}), t))
     return options
+
+
+def _quarters(low: float, high: float) -> list[float]:
+    """The quarter powers of two from 4 to 2**12 in [low, high)."""
+    return [q for q in (2.0 ** (k / 4) for k in range(8, 4 * 12)) if low <= q < high]
+
+
+def _bad_between(form: sp.Expr, truth: sp.Expr, x: sp.Symbol, sign: int, threshold: by_dtype) -> bool:
+    """Whether `form` is beyond GOOD_BITS in float32 at a quarter power of two between the
+    float32 and float64 thresholds on the side `sign`."""
+    single, double = (float(t) for t in threshold.args)
+    points = np.array([[sign * q for q in _quarters(single, double)]], dtype=np.float32).astype(np.float64)
+    reference = judge.reference(truth, (x,), points)
+    bits = judge.bits_of_error(judge.evaluate32(form, (x,), points), reference)
+    return bool((bits[~np.isnan(reference)] > judge.GOOD_BITS).any())
 
 
 _ALGEBRAIC_TAILS = (sp.log, lgamma, sp.polygamma, sp.atan, sp.asinh, sp.acosh)

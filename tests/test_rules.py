@@ -448,17 +448,6 @@ CASES: tuple[Case, ...] = (
         ipow(mul_exp(x - y, -t), 2),
         {x: (1e20, -3e25), y: (0.5, 2.0), t: (30.0, 40.0)},
     ),
-    # A power that ipow holds, in mul_exp: x**3/(exp(x) - 1)'s f'' term at x = 33, whose
-    # cube (x/expm1(x))**3 = 3.5e-39 flushes before exp(2x) brings it to 5e-10. 2x/3 is
-    # rounded, which the exp and the cube make 5 bits (a rounded argument).
-    Case(
-        "balance_power_exp",
-        mul_exp(ipow(x / expm1(x), 3), 2 * x),
-        ipow(mul_exp(x / expm1(x), 2 * x / 3), 3),
-        {x: (33.0, 36.0)},
-        label="held power",
-        good_bits=6,
-    ),
     # atan2(y, x)'s slope -y/(x**2 + y**2) times hypot(x, y): inf/inf at x = y = -1e25, 0/0
     # at -1e-20; the truth is -+0.707.
     Case(
