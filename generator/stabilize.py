@@ -3129,10 +3129,14 @@ VARIANTS: tuple[Rule, ...] = (
         "hypot(a, b) - a cancels where |b| << a; b*(b/(hypot(a, b) + a)) does not",
         _hypot_minus_side,
     ),
+    # Stacked on difference_of_squares too: the product sqrt((x - a)*(x + a)) it makes of
+    # x**2 - 2 under a root overflows at x = 1e20 as the sum did ((x**2 - 2)**1.5's f'' was
+    # 0 there; SymPy factors x**2 - 1 itself).
     Rule(
         "root_of_product",
         "(a*b)**e (e fractional) over- or underflows in the product where the root need not; (sign(b)*a)**e*|b|**e does not",
         _root_of_product,
+        stacks=True,
     ),
     Rule(
         "log_of_power",

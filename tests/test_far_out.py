@@ -1445,3 +1445,15 @@ def test_series_bands_between_powers_of_two(load_module) -> None:
     x = sp.Symbol("x", real=True)
     fn = load_module("asin(x)/x", "asin_over_x", ["x"]).asin_over_x
     _check(fn, sp.asin(x) / x, [x], [(0.2727273,), (0.3181818,), (-0.35,), (0.1,)], tol=1e-6)
+
+
+def test_root_of_a_difference_of_squares_with_an_irrational_root(load_module) -> None:
+    # (x**2 - 2)**1.5's f'' = 6*(x - 1)*(x + 1)/sqrt(x**2 - 2): x**2 overflows at 1e20 and
+    # the quotient was (x - 1)/inf = 0 (the truth 6e20). difference_of_squares writes
+    # x**2 - 2 as (x - a)*(x + a) (a = sqrt(2) in two parts), a product that overflows under
+    # the root as the sum did; root_of_product now stacks on it. SymPy factors x**2 - 1
+    # itself, so x**2 - 1 was right before.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("(x**2 - 2)**1.5", "power_of_difference", ["x"]).power_of_difference
+    truth = {(): (x**2 - 2) ** sp.Rational(3, 2), (0,): 3 * x * sp.sqrt(x**2 - 2), (0, 0): 6 * (x**2 - 1) / sp.sqrt(x**2 - 2)}
+    _check(fn, truth, [x], [(1e20,), (-3e30,), (2.0,), (-5.0,)], tol=1e-6)
