@@ -1203,8 +1203,11 @@ def _without(values: np.ndarray, outside: np.ndarray | None) -> np.ndarray:
 
 @functools.lru_cache(maxsize=256)
 def _near_roots(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points near the roots and domain edges of a one-input `expr` (those outside it are
+    NaN in the truth, and do not count)."""
+    centers = sign_changes(expr, symbols)[:MAX_ROOTS] + domain_edges(expr, symbols)[:MAX_ROOTS]
     near = np.array(
-        [r * (1 + s * d) for r in sign_changes(expr, symbols)[:MAX_ROOTS] for d in ROOT_DISTANCES for s in (-1, 1)],
+        [r * (1 + s * d) for r in centers for d in ROOT_DISTANCES for s in (-1, 1)],
         dtype=np.float32,
     ).astype(np.float64)[None, :]
     near_truth, near_infinite = _reference(expr, symbols, near)
@@ -1232,6 +1235,30 @@ def sign_changes(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[float, 
             if root is not None:
                 roots.append(root)
     return tuple(sorted(roots, key=abs))
+
+
+@functools.lru_cache(maxsize=256)
+def domain_edges(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[float, ...]:
+    """The points (smallest first) where a one-input `expr` stops being real between grid
+    points of one sign with |x| <= ROOT_RANGE, bisected as sign_changes' roots: the grid
+    holds no point near sqrt(x**2 - 2)'s edges at -+sqrt(2), where x**2 - 2 cancels."""
+    grid_points = sample_points(1)[0]
+    real = ~np.isnan(sample_reference(expr, symbols))
+    fn = _mp_function(expr, symbols)
+    edges: list[float] = []
+    for i in range(len(grid_points) - 1):
+        a, b = grid_points[i], grid_points[i + 1]
+        if a * b <= 0 or max(abs(a), abs(b)) > ROOT_RANGE or real[i] == real[i + 1]:
+            continue
+        with mpmath.workdps(_DPS):
+            for _ in range(_BISECTIONS):
+                middle = (a + b) / 2
+                if isinstance(_mp_value_at(fn, [mpmath.mpf(float(middle))]), mpmath.mpf) == real[i]:
+                    a = middle
+                else:
+                    b = middle
+        edges.append(a if real[i] else b)
+    return tuple(sorted(edges, key=abs))
 
 
 def _bisect(fn: Callable[..., object], a: float, b: float, positive_at_a: bool) -> float | None:

@@ -32,6 +32,22 @@ def test_a_root_on_a_grid_point_and_roots_of_both_signs() -> None:
     assert sorted(np.round(_roots_seen(x**2 - 2), 5)) == [-1.41421, 1.41421]
 
 
+def test_points_inside_a_domain_edge_between_grid_points() -> None:
+    # (x**2 - 2)**1.5 is real for |x| >= sqrt(2), which no grid point is near: x**2 - 2
+    # cancels there (16 bits at x = -1.414221 through TF), and the judge saw only the grid.
+    expr = (x**2 - 2) ** sp.Rational(3, 2)
+    edges = judge.domain_edges(expr, (x,))
+    assert [round(e, 6) for e in edges] == [-1.414214, 1.414214]
+    points, truth, _ = judge.judged_points(expr, (x,))
+    near = points[0, judge.sample_points(1).shape[1] :]
+    inside = near[~np.isnan(truth[judge.sample_points(1).shape[1] :])]
+    assert len(inside) == 4 and (np.abs(inside) > math.sqrt(2)).all()
+    # The plain form cancels there; the difference of squares does not.
+    plain = judge.accuracy(expr, expr, (x,))
+    assert np.nanmax(plain) > 6
+    assert judge.domain_edges(sp.log(x), (x,)) == ()  # at a grid point (0): nothing between
+
+
 def test_no_points_without_a_nonzero_root() -> None:
     for expr in (sp.exp(x), x, x**3, 1 / x, sp.log(1 + sp.exp(x))):
         assert judge._near_roots(expr, (x,))[0].size == 0, expr
