@@ -1618,16 +1618,19 @@ def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
 def _near_one(a: sp.Expr, b: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     """((a - b)/b with a - b simplified, the condition where _log_near_one keeps its `far`
     form), or None where the quotient holds a where."""
-    near = sp.expand(a - b) / b
+    difference = sp.expand(a - b)
+    near = difference / b
     if _holds_where(near):
         return None
     far = (near < -sp.Rational(1, 2)) | (near > LOG1P_FAR)
-    # Where b overflows (x/expm1(x) at x = 89) the quotient is inf/inf = NaN, which no
-    # comparison holds; the far form serves there. A b of degree 1 in the inputs (logit's
-    # 1 - x) is finite where they are.
-    if b.is_polynomial(*b.free_symbols) and sp.Poly(b, *b.free_symbols).total_degree() <= 1:
+    # Where a - b overflows the quotient is +-inf, which the far condition holds, or inf/inf
+    # = NaN where b does too (x/expm1(x) at x = 89), which no comparison holds: the far form
+    # serves there. A difference of degree 1 in the inputs (logit's 2*x - 1), or a number
+    # ((1 + x**2)/x**2's 1), is finite where they are.
+    symbols = difference.free_symbols
+    if not symbols or (difference.is_polynomial(*symbols) and sp.Poly(difference, *symbols).total_degree() <= 1):
         return near, far
-    return near, far | (sp.Abs(b) > FLOAT_MAX)
+    return near, far | (sp.Abs(difference) > FLOAT_MAX)
 
 
 # f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).

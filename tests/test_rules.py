@@ -59,7 +59,7 @@ from generator.primitives import (
     softplus,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, FLOAT_MAX, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
+from generator.stabilize import ECONOMIES, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 # log1mexp(u) - log(u) = -u/2 + u**2/24 - u**4/2880 + ..., to u**22 (B_2k/(2k*(2k)!) u**2k).
@@ -91,14 +91,13 @@ ROOT2_HI, ROOT2_LO = sp.Float(1.4142135381698608, 17), sp.Float(
 MEAN_XY = sp.Abs(x) / 2 + sp.Abs(y) / 2
 
 
-def _near_one(near: sp.Expr, far: sp.Expr, overflows: sp.Expr | None = None) -> sp.Piecewise:
+def _near_one(near: sp.Expr, far: sp.Expr) -> sp.Piecewise:
     """log(a/b) as log1p(near), near = (a - b)/b, where a/b is from 1/2 to 2**24 or near is
-    0/0, and `far` elsewhere, and where b, if it may (`overflows`), overflows
-    (stabilize._log_near_one)."""
-    far_from_one = (near < -sp.Rational(1, 2)) | (near > 2**24)
-    if overflows is not None:
-        far_from_one |= sp.Abs(overflows) > FLOAT_MAX
-    return sp.Piecewise((far, far_from_one), (log1p(near), True))
+    NaN, and `far` elsewhere (stabilize._log_near_one; a - b of degree 1 here, which cannot
+    overflow where the inputs do not)."""
+    return sp.Piecewise(
+        (far, (near < -sp.Rational(1, 2)) | (near > 2**24)), (log1p(near), True)
+    )
 
 
 def _split(root: mpmath.mpf) -> tuple[sp.Float, sp.Float]:
