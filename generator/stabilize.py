@@ -922,7 +922,9 @@ def _divide_stepwise(node: sp.Expr) -> sp.Expr | None:
 
 
 def _sigmoid_difference(node: sp.Expr) -> sp.Expr | None:
-    """c*sigmoid(u) - c*sigmoid(-u) = c*tanh(u/2): no cancellation near u = 0."""
+    """c*sigmoid(u) - c*sigmoid(-u) = c*tanh(u/2): no cancellation near u = 0. And
+    c*sigmoid(u) + c*sigmoid(-u) = c, which the chain rule leaves in a softmax's slopes
+    (exp(x)/(exp(x) + exp(y) + 1)' held (sigmoid(y) + sigmoid(-y))*sigmoid_slope(...))."""
     if not isinstance(node, sp.Add):
         return None
     terms = list(node.args)
@@ -932,10 +934,10 @@ def _sigmoid_difference(node: sp.Expr) -> sp.Expr | None:
         if not isinstance(factor, sigmoid):
             continue
         u = factor.args[0]
-        partner = -coeff * sigmoid(-u)
-        if partner in terms[i + 1 :] or partner in terms[:i]:
-            rest = [t for k, t in enumerate(terms) if k != i and t != partner]
-            return sp.Add(*rest) + coeff * sp.tanh(u / 2)
+        for partner, replacement in ((-coeff * sigmoid(-u), coeff * sp.tanh(u / 2)), (coeff * sigmoid(-u), coeff)):
+            if partner in terms[i + 1 :] or partner in terms[:i]:
+                rest = [t for k, t in enumerate(terms) if k != i and t != partner]
+                return sp.Add(*rest) + replacement
     return None
 
 

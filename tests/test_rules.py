@@ -1789,7 +1789,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("one_plus_tanh", 1 + 2 * sp.tanh(x)),
     # 1 - tanh**2 is sech_squared's, not a 1 - tanh.
     ("one_plus_tanh", 1 - sp.tanh(x) ** 2),
-    ("sigmoid_difference", sigmoid(x) + sigmoid(-x)),
+    ("sigmoid_difference", sigmoid(x) + sigmoid(-y)),  # not one argument and its negative
     ("sech_squared", 1 - sp.tanh(x) ** 3),
     # sinh**2/cosh grows like cosh: no tanh form keeps it finite. Different arguments do not cancel.
     ("tanh_over_cosh", sp.sinh(x) ** 2 / sp.cosh(x)),

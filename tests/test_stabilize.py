@@ -69,6 +69,15 @@ def test_one_minus_sigmoid_also_inside_a_longer_sum() -> None:
     ) - x * sigmoid(x) * sigmoid(-x)
 
 
+def test_a_sigmoid_and_its_reflection_sum_to_their_weight() -> None:
+    # The chain rule leaves sigmoid(y) + sigmoid(-y) in the slopes of
+    # exp(x)/(exp(x) + exp(y) + 1): two sigmoids for the number 1.
+    rule, y, t = _rule("sigmoid_difference"), sp.Symbol("y", real=True), sp.Symbol("t", real=True)
+    assert rule((sigmoid(y) + sigmoid(-y)) * sigmoid(x)) == sigmoid(x)
+    assert rule(t * sigmoid(y) + t * sigmoid(-y) + x) == t + x
+    assert rule(sigmoid(y) + 2 * sigmoid(-y)) == sigmoid(y) + 2 * sigmoid(-y)  # weights apart
+
+
 def test_sigmoid_complement_where_it_costs_no_accuracy() -> None:
     # swish': sigmoid(-x) only corrects a value near 1, so 1 - sigmoid(x) is as accurate.
     swish_first = sigmoid(x) * (1 + x * sigmoid(-x))
