@@ -375,9 +375,9 @@ def _exps_combined(form: sp.Expr) -> list[sp.Expr]:
 def _logs_combined(form: sp.Expr) -> list[sp.Expr]:
     """`form` with its sums of logs as one log (SymPy's logcombine), where every log's
     argument is known to be nonnegative, so that the combined log is real exactly where the
-    sum is: log(1 + x**2) - 2*log(|x|) cancels for |x| >> 1 (8 of 16 points within 3 bits),
-    where log((1 + x**2)/x**2) is log1p(1/x**2) to the rules, and its slope as differentiated,
-    2*x/(1 + x**2) - 2*sign(x)/|x|, cancels too."""
+    sum is: log(1 + x**2) - 2*log(|x|) cancels for |x| >> 1 (54% of the benchmark's points
+    within 3 bits), where log((1 + x**2)/x**2) is log1p(1/x**2) to the rules, and its slope
+    as differentiated, 2*x/(1 + x**2) - 2*sign(x)/|x|, cancels too."""
     logs = form.atoms(sp.log)
     if len(logs) < 2 or not all(g.args[0].is_nonnegative for g in logs):
         return []

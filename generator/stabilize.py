@@ -1491,7 +1491,7 @@ def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
 # y/(1 + u) = 7.7e-40 with u = 1.3e9, which TF flushes: 0 where the truth is 1).
 LOG1P_FAR = sp.Integer(2) ** 24
 # The largest finite value of the inputs' dtype: only an infinity is above it.
-FLOAT_MAX = by_dtype(sp.Float(3.4028234663852886e38, 17), sp.Float(1.7976931348623157e308, 17))
+DTYPE_MAX = by_dtype(sp.Float(3.4028234663852886e38, 17), sp.Float(1.7976931348623157e308, 17))
 
 
 def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
@@ -1632,7 +1632,7 @@ def _near_one(a: sp.Expr, b: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     symbols = difference.free_symbols
     if not symbols or (difference.is_polynomial(*symbols) and sp.Poly(difference, *symbols).total_degree() <= 1):
         return near, far
-    return near, far | (sp.Abs(difference) > FLOAT_MAX)
+    return near, far | (sp.Abs(difference) > DTYPE_MAX)
 
 
 # f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).
