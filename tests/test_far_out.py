@@ -1468,3 +1468,13 @@ def test_a_sum_of_logs_whose_arguments_are_positive_as_one_log(load_module) -> N
     fn = load_module("log(1 + x**2) - 2*log(abs(x))", "log_ratio", ["x"]).log_ratio
     truth = sp.log(1 + 1 / x**2)
     _check(fn, truth, [x], [(1e4,), (-3e10,), (2.0,), (0.5,), (1e-20,), (3e30,)], tol=1e-6)
+
+
+def test_a_where_with_a_branch_as_the_raw_form(load_module) -> None:
+    # x*sqrt(x**2 + 1) - x**2's slope: the conjugate 1/((x + h)**2*h) serves x > 0 (h the
+    # hypot), and came with (1 + 2*x**2 - 2*x*h)/h for x <= 0, inf for x < -1.8e19 where x**2
+    # overflows (the truth 4|x|). The raw slope stabilised, x*hypot_ratio(x, 1) - 2*x + h,
+    # is now offered as that branch.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("x*sqrt(x**2 + 1) - x**2", "root_less_square", ["x"]).root_less_square
+    _check(fn, x * sp.sqrt(x**2 + 1) - x**2, [x], [(-6e37,), (-1e20,), (-2.0,), (3.0,), (1e20,)], tol=1e-6)
