@@ -6,7 +6,7 @@
 Forms computed (after stabilisation):
 
     f(x) = where((-1 + 2*x)/(1 - x) > 16777216 or (-1 + 2*x)/(1 - x) < -1/2, log(x/(1 - x)), log1p((-1 + 2*x)/(1 - x)))
-    f'(x) = (1 + x/(1 - x))/x
+    f'(x) = -1/(x*(-1 + x))
     f''(x) = (((-1 + 2*x)/x)/(-1 + x))/(x*(-1 + x))
 
 Derivatives of order 2 and below come from the formulas above. Beyond
@@ -22,7 +22,7 @@ over the whole float range and around nonzero roots; the forms evaluated with Nu
 stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.03 bits, 100.0% of 36 points within 3 bits
-    order 1: max 1.0 bits, mean 0.12 bits, 100.0% of 32 points within 3 bits
+    order 1: max 1.0 bits, mean 0.09 bits, 100.0% of 32 points within 3 bits
     order 2: max 1.0 bits, mean 0.21 bits, 100.0% of 34 points within 3 bits
 
 Usage:
@@ -68,18 +68,21 @@ def logit(x):
 def _logit(x):
     x_minus_1 = -1.0 + x
     neg_inv_x_minus_1 = -1.0 / x_minus_1
-    t1 = neg_inv_x_minus_1 * x
-    t2 = -1.0 + 2.0 * x
-    t3 = neg_inv_x_minus_1 * t2
-    y = tf.where(tf.math.logical_or(t3 > 16777216.0, t3 < -0.5), tf.math.log(t1), tf.math.log1p(t3))
+    t1 = -1.0 + 2.0 * x
+    t2 = neg_inv_x_minus_1 * t1
+    y = tf.where(
+        tf.math.logical_or(t2 > 16777216.0, t2 < -0.5),
+        tf.math.log(neg_inv_x_minus_1 * x),
+        tf.math.log1p(t2),
+    )
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            d_x = (1.0 + t1) / x
+            d_x = -1.0 / x / x_minus_1
 
             def second_order_gradient(dd_x):
-                d_x_x = ((t2 / x) / x_minus_1) / x / x_minus_1
+                d_x_x = ((t1 / x) / x_minus_1) / x / x_minus_1
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

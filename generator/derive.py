@@ -190,10 +190,6 @@ def derive(
             signed = [factored, *_conjugates(together), *_root_eliminations(together)]
             sources += [_SIGN_PRODUCT(e) for e in signed]
         forms = [stable(e) for e in dict.fromkeys(sources)]
-        # A where among them with a branch as the raw form stabilised: the conjugate that
-        # serves x > 0 in x*sqrt(x**2 + 1) - x**2's slope came with (1 + 2*x**2 - 2*x*h)/h for
-        # x <= 0, whose x**2 overflows, where x*hypot_ratio(x, 1) - 2*x + h does not.
-        forms += _branches_replaced(forms, stable(raw_form))
         # Expanded where that leaves fewer operations: a mixture's slope
         # -x*(1 - s) + (3 - x)*s is 3*s - x, whose products of x cancel (inf - inf far out)
         # as written.
@@ -374,23 +370,6 @@ def _exps_combined(form: sp.Expr) -> list[sp.Expr]:
         return []
     combined = sp.powsimp(form, combine="exp", deep=True)
     return [combined] if combined != form else []
-
-
-def _branches_replaced(forms: list[sp.Expr], other: sp.Expr) -> list[sp.Expr]:
-    """Each where among `forms` with one branch at a time replaced by `other` (a form of the
-    same partial without a where), where that differs from every form."""
-    if other.has(sp.Piecewise):
-        return []
-    found: list[sp.Expr] = []
-    for form in forms:
-        if not isinstance(form, sp.Piecewise):
-            continue
-        for i, (value, condition) in enumerate(form.args):
-            if value != other:
-                pieces = list(form.args)
-                pieces[i] = (other, condition)
-                found.append(sp.Piecewise(*pieces))
-    return [f for f in dict.fromkeys(found) if f not in forms]
 
 
 def _logs_combined(form: sp.Expr) -> list[sp.Expr]:

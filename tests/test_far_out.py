@@ -1416,8 +1416,8 @@ def test_hellinger_slope_where_the_inputs_meet(load_module) -> None:
 def test_log_of_a_quotient_whose_denominator_overflows(load_module) -> None:
     # log(x/expm1(x)) near x/expm1(x) = 1 is log1p((x - expm1(x))/expm1(x)); at x = 89
     # expm1 overflows and that quotient is inf/inf = NaN, which no comparison of the where
-    # holds: f was NaN for every x > 88.7 (the truth -84.9 at 89). Where the denominator
-    # is inf, the far form.
+    # holds: f was NaN for every x > 88.7 (the truth -84.9 at 89). Where x - expm1(x)
+    # overflows, the far form.
     x = sp.Symbol("x", real=True)
     fn = load_module("log(x/(exp(x) - 1))", "log_x_over_expm1", ["x"]).log_x_over_expm1
     points = [(89.0,), (100.0,), (1e4,), (3e38,), (0.5,), (-3.0,), (1e-6,)]
@@ -1429,8 +1429,8 @@ def test_exponential_tails_from_where_they_are_exact_in_float32(load_module) -> 
     # about exp(4x) by a factor exp(-5x) that flushes for x > 17.5 (0 at x = 18, the truth
     # 2e-7); its tail, exact to double precision from x = 20, is exact to float32 from 11.3,
     # and float32 takes it from there. x**3/(exp(x) - 1)'' had the wrong sign at x = 33: a
-    # term's cube (x/expm1(x))**3 flushed before its exp(2x) brought it back
-    # (balance_power_exp, of a power ipow holds).
+    # term's cube (x/expm1(x))**3 flushed before its exp(2x) brought it back; float32 takes
+    # the tail from 22.6 (float64 from 40).
     x = sp.Symbol("x", real=True)
     fn = load_module("x/(exp(x) + exp(-x))", "x_over_2cosh", ["x"]).x_over_2cosh
     _check(fn, x / (sp.exp(x) + sp.exp(-x)), [x], [(12.0,), (18.0,), (19.5,), (-18.0,), (30.0,)], tol=1e-6)
@@ -1441,7 +1441,7 @@ def test_exponential_tails_from_where_they_are_exact_in_float32(load_module) -> 
 def test_series_bands_between_powers_of_two(load_module) -> None:
     # asin(x)/x's slope as differentiated, (1/sqrt(1 - x**2) - asin(x)/x)/x, cancels near 0
     # (6.4 bits at x = 0.27); its Taylor polynomial of 26 terms is exact to float32 up to
-    # 0.375 but not 0.5, and the thresholds went from 0.5 to 0.25.
+    # 0.375 but not 0.5, and the thresholds went from 0.5 straight to 0.25.
     x = sp.Symbol("x", real=True)
     fn = load_module("asin(x)/x", "asin_over_x", ["x"]).asin_over_x
     _check(fn, sp.asin(x) / x, [x], [(0.2727273,), (0.3181818,), (-0.35,), (0.1,)], tol=1e-6)
@@ -1469,12 +1469,3 @@ def test_a_sum_of_logs_whose_arguments_are_positive_as_one_log(load_module) -> N
     truth = sp.log(1 + 1 / x**2)
     _check(fn, truth, [x], [(1e4,), (-3e10,), (2.0,), (0.5,), (1e-20,), (3e30,)], tol=1e-6)
 
-
-def test_a_where_with_a_branch_as_the_raw_form(load_module) -> None:
-    # x*sqrt(x**2 + 1) - x**2's slope: the conjugate 1/((x + h)**2*h) serves x > 0 (h the
-    # hypot), and came with (1 + 2*x**2 - 2*x*h)/h for x <= 0, inf for x < -1.8e19 where x**2
-    # overflows (the truth 4|x|). The raw slope stabilised, x*hypot_ratio(x, 1) - 2*x + h,
-    # is now offered as that branch.
-    x = sp.Symbol("x", real=True)
-    fn = load_module("x*sqrt(x**2 + 1) - x**2", "root_less_square", ["x"]).root_less_square
-    _check(fn, x * sp.sqrt(x**2 + 1) - x**2, [x], [(-6e37,), (-1e20,), (-2.0,), (3.0,), (1e20,)], tol=1e-6)
