@@ -1245,19 +1245,18 @@ def domain_edges(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[float, 
     grid_points = sample_points(1)[0]
     real = ~np.isnan(sample_reference(expr, symbols))
     fn = _mp_function(expr, symbols)
-    edges: list[float] = []
-    for i in range(len(grid_points) - 1):
-        a, b = grid_points[i], grid_points[i + 1]
-        if a * b <= 0 or max(abs(a), abs(b)) > ROOT_RANGE or real[i] == real[i + 1]:
-            continue
-        with mpmath.workdps(_DPS):
-            for _ in range(_BISECTIONS):
-                middle = (a + b) / 2
-                if isinstance(_mp_value_at(fn, [mpmath.mpf(float(middle))]), mpmath.mpf) == real[i]:
-                    a = middle
-                else:
-                    b = middle
-        edges.append(a if real[i] else b)
+
+    def realness(t: mpmath.mpf) -> mpmath.mpf:
+        # +1 where expr is real, -1 where not: an edge is a root of this for _bisect.
+        return mpmath.mpf(1 if isinstance(_mp_value_at(fn, [t]), mpmath.mpf) else -1)
+
+    edges = [
+        _bisect(realness, grid_points[i], grid_points[i + 1], bool(real[i]))
+        for i in range(len(grid_points) - 1)
+        if grid_points[i] * grid_points[i + 1] > 0
+        and max(abs(grid_points[i]), abs(grid_points[i + 1])) <= ROOT_RANGE
+        and real[i] != real[i + 1]
+    ]
     return tuple(sorted(edges, key=abs))
 
 
