@@ -14,7 +14,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 
 Stabilising rewrites applied:
 
-    - one_minus_cos: 1 - cos(u) and cos(u) - 1 cancel near 0; 2*sin(u/2)**2 does not
+    - one_minus_cos: 1 - cos(u) and cosh(u) - 1 cancel near 0; 2*sin(u/2)**2 and 2*sinh(u/2)**2 do not
     - balance_ratio: a**k/b**k overflows where a/b does not
     - divide_stepwise: a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not
     - series: near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold

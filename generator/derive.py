@@ -21,7 +21,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import exp_finite, ipow, naive, numeric
+from generator.primitives import exp_finite, ipow, naive, numeric, xlogy
 from generator.stabilize import (
     RULES,
     compensate_arguments,
@@ -189,6 +189,7 @@ def derive(
             # inf*0 where |d| << |x|; c*(sqrt(c**2 + x**2) - |c|)/|c| is sign(c)*(hypot(c, x) - |c|).
             signed = [factored, *_conjugates(together), *_root_eliminations(together)]
             sources += [_SIGN_PRODUCT(e) for e in signed]
+        sources += [e for source in sources for e in _powers_as_exps(source)]
         forms = [stable(e) for e in dict.fromkeys(sources)]
         # Expanded where that leaves fewer operations: a mixture's slope
         # -x*(1 - s) + (3 - x)*s is 3*s - x, whose products of x cancel (inf - inf far out)
@@ -227,6 +228,11 @@ def derive(
     partials: dict[Index, sp.Expr] = {(): choose_all([], expr)}
     computed.update(sp.preorder_traversal(partials[()]))
     raw: dict[Index, sp.Expr] = {(): expr}
+    # f with its powers of inputs as exps (_powers_as_exps), differentiated and stabilised
+    # order by order beside the chosen partials: a partial may be chosen as a quotient of
+    # powers, exact on the judge's points, whose own slope cancels (log(1 + x**y)'s
+    # d/dx as 1/(x/y + x/(x**y*y))), where the exps' slope is sigmoids.
+    as_exps = {(): stable(e) for e in _powers_as_exps(expr)}
     names = [v.name for v in variables]
     for k in range(1, order + 1):
         for index in itertools.combinations_with_replacement(names, k):
@@ -246,6 +252,9 @@ def derive(
             # factor_terms exposes shapes that the chain rule spreads over a sum,
             # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
             sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent), *_branches_simplified(from_parent)]
+            if index[:-1] in as_exps:
+                as_exps[index] = stable(sp.factor_terms(sp.diff(as_exps[index[:-1]], var)))
+                sources.append(as_exps[index])
             chosen = choose_all(sources, raw[index])
             # The chosen form with common function factors pulled out, where that measures
             # as accurate: the economies and variants leave sums of products (swish'':
@@ -383,6 +392,20 @@ def _logs_combined(form: sp.Expr) -> list[sp.Expr]:
         return []
     combined = sp.logcombine(form, force=True)
     return [combined] if combined != form and len(combined.atoms(sp.log)) < len(logs) else []
+
+
+def _powers_as_exps(form: sp.Expr) -> list[sp.Expr]:
+    """`form` with each power whose base and exponent both hold an input, b**w, as
+    exp(xlogy(w, b)), where it has one: the rules see an exp there (log(1 + x**y) is
+    softplus(xlogy(y, x)), whose slopes are sigmoids; as written, x**y overflows from
+    y*log(x) = 88.7 and the slopes are inf/inf). xlogy, not w*log(b), which SymPy folds
+    back into b**w. Behind a where on b > 0: a power of a negative b is real for integer w
+    (x**y at x = -3, y = -3), where log(b) is not."""
+    powers = sorted((p for p in form.atoms(sp.Pow) if p.base.free_symbols and p.exp.free_symbols), key=sp.default_sort_key)
+    if not powers:
+        return []
+    exps = form.xreplace({p: sp.exp(xlogy(p.exp, p.base)) for p in powers})
+    return [sp.Piecewise((exps, sp.And(*(p.base > 0 for p in powers))), (form, True))]
 
 
 def _group_input_sums(form: sp.Expr) -> sp.Expr:

@@ -730,13 +730,14 @@ def _hypot_ratio_squares(node: sp.Expr) -> sp.Expr | None:
 
 
 def _hypot_minus_one(node: sp.Expr) -> sp.Expr | None:
-    """hypot(c, u) - c = u**2/(hypot(c, u) + c): no cancellation near u = 0. Also with more
+    """hypot(c, u) - c = u**2/(hypot(c, u) + c): no cancellation near u = 0; also scaled,
+    k*hypot(c, u) - k*c (the bent identity's (sqrt(x**2 + 1) - 1)/2 + x). Also with more
     legs, which nest with the number innermost: hypot(hypot(c, u), v) - c = w**2/(h + c)
     with w = hypot(u, v) (sqrt(x**2 + y**2 + 1) - 1)."""
-    found = _hypot_less_leg(node, lambda k, c: k == 1 and c.is_number and c.is_positive)
+    found = _hypot_less_leg(node, lambda k, c: c.is_number and c.is_positive)
     if found is not None:
-        rest, _, h, c, u = found
-        return rest + u * (u / (h + c))
+        rest, k, h, c, u = found
+        return rest + k * u * (u / (h + c))
     if not isinstance(node, sp.Add):
         return None
     for h in node.args:
@@ -758,12 +759,14 @@ def _hypot_legs(h: sp.Expr) -> list[sp.Expr]:
 
 def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
     """1 - cos(u) = 2*sin(u/2)**2 and cos(u) - 1 = -2*sin(u/2)**2, also as part of a longer
-    sum (1 - cos(x) - x**2/2)."""
-    for one, sign in ((1, -1), (-1, 1)):
-        found = _beside_one(node, one, lambda term: isinstance(sign * term, sp.cos))
-        if found is not None:
-            term, rest = found
-            return -sign * 2 * sp.sin((sign * term).args[0] / 2) ** 2 + rest
+    sum (1 - cos(x) - x**2/2); likewise cosh(u) - 1 = 2*sinh(u/2)**2 (log(cosh(x) - 1) was
+    log(0) = -inf for |x| < 2.4e-4, and its slope sinh(x)/(cosh(x) - 1) 0/0)."""
+    for func, half in ((sp.cos, lambda u: -2 * sp.sin(u / 2) ** 2), (sp.cosh, lambda u: 2 * sp.sinh(u / 2) ** 2)):
+        for one, sign in ((-1, 1), (1, -1)):
+            found = _beside_one(node, one, lambda term, sign=sign: isinstance(sign * term, func))
+            if found is not None:
+                term, rest = found
+                return sign * half((sign * term).args[0]) + rest
     return None
 
 
@@ -942,20 +945,12 @@ def _sigmoid_difference(node: sp.Expr) -> sp.Expr | None:
 
 
 def _one_minus_tanh_squared(node: sp.Expr) -> sp.Expr | None:
-    """1 - tanh(u)**2 = 1/cosh(u)**2, which does not round to 0 for |u| > 9."""
-    if not isinstance(node, sp.Add) or 1 not in node.args:
-        return None
-    for term in node.args:
-        if (
-            isinstance(term, sp.Mul)
-            and len(term.args) == 2
-            and term.args[0] == -1
-            and isinstance(term.args[1], sp.Pow)
-            and isinstance(term.args[1].base, sp.tanh)
-            and term.args[1].exp == 2
-        ):
-            rest = [t for t in node.args if t is not term and t != 1]
-            return sp.Add(*rest) + sp.cosh(term.args[1].base.args[0]) ** -2
+    """c - c*tanh(u)**2 = c/cosh(u)**2, which does not round to 0 for |u| > 9; also
+    c*tanh(u)**2 - c, as in 1/tanh(x)'s slope (tanh(x)**2 - 1)/tanh(x)**2, which lost 4-6
+    bits for 3 < |x| < 10 in the Langevin function's 1/x**2 - 1/sinh(x)**2."""
+    for c, e, rest in _less_its_coefficient(node):
+        if isinstance(e, sp.Pow) and isinstance(e.base, sp.tanh) and e.exp == 2:
+            return rest - c * sp.cosh(e.base.args[0]) ** -2
     return None
 
 
@@ -1352,7 +1347,7 @@ RULES: tuple[Rule, ...] = (
         _constant_into_piecewise,
     ),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
-    Rule("one_minus_cos", "1 - cos(u) and cos(u) - 1 cancel near 0; 2*sin(u/2)**2 does not", _one_minus_cos),
+    Rule("one_minus_cos", "1 - cos(u) and cosh(u) - 1 cancel near 0; 2*sin(u/2)**2 and 2*sinh(u/2)**2 do not", _one_minus_cos),
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("acosh_near_one", "acosh(1 + u) is acosh(1) = 0 where 1 + u rounds to 1; 2*asinh(sqrt(u/2)) is not", _acosh_near_one),
     Rule("log1p", "log(1 + u) loses u near 0; log1p does not", _log_one_plus),

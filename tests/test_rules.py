@@ -1408,6 +1408,15 @@ CASES: tuple[Case, ...] = (
         {x: (1e-4,), y: (1e-10,)},
         label="in_a_sum",
     ),
+    # Scaled, as SymPy expands the bent identity (sqrt(x**2 + 1) - 1)/2 + x: h/2 - 1/2
+    # cancels as h - 1 does (its far-out values: test_far_out.test_bent_identity_far_out).
+    Case(
+        "hypot_minus_const",
+        hypot(1, x) / 2 - sp.Rational(1, 2) + x**3,
+        x**3 + x * (x / (hypot(1, x) + 1)) / 2,
+        {x: (1e-4, -3e-4)},
+        label="scaled",
+    ),
     # sqrt(x**2 + y**2 + 1) - 1: the hypots nest with the number innermost.
     Case(
         "hypot_minus_const",
@@ -1427,6 +1436,9 @@ CASES: tuple[Case, ...] = (
         {x: (1e-4,), y: (1e-9,)},
         label="sum",
     ),
+    # cosh(1e-4) = 1 + 5e-9 rounds to 1: cosh - 1 = 0; the truth is 5e-9.
+    Case("one_minus_cos", sp.cosh(x) - 1, 2 * sp.sinh(x / 2) ** 2, {x: (1e-4, -3e-3)}, label="cosh"),
+    Case("one_minus_cos", 1 - sp.cosh(x), -2 * sp.sinh(x / 2) ** 2, {x: (1e-4,)}, label="one_minus_cosh"),
     # erf(5) = 1 - 1.5e-12 rounds to 1; erf(-5) to -1.
     Case("erfc", 1 - sp.erf(x), erfc(x), {x: (5.0,)}),
     Case("erfc", 1 + sp.erf(x), erfc(-x), {x: (-5.0,)}, label="plus"),
@@ -1465,6 +1477,15 @@ CASES: tuple[Case, ...] = (
     ),
     # tanh(10) rounds to 1: 1 - tanh**2 = 0; the truth is 8.2e-9.
     Case("sech_squared", 1 - sp.tanh(x) ** 2, sp.cosh(x) ** -2, {x: (10.0, -10.0)}),
+    # The other sign and a coefficient, as in 1/tanh(x)'s slope: at x = 5, tanh(x)**2 - 1 is
+    # -1.8e-4 less the rounding of tanh**2 (6e-8): 12 bits; 18 at x = 7.5.
+    Case(
+        "sech_squared",
+        3 * sp.tanh(x) ** 2 - 3 + y,
+        -3 * sp.cosh(x) ** -2 + y,
+        {x: (7.5, -8.0), y: (1e-9, 1e-9)},
+        label="negated",
+    ),
     # sinh and cosh overflow together from x = 89: inf/inf = nan; the truth is 4*exp(-2x).
     Case(
         "tanh_over_cosh",
@@ -1785,6 +1806,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("hypot_minus_const", hypot(1, x) - 2),
     ("hypot_minus_const", hypot(x, y) - 1),
     ("one_minus_cos", 1 + sp.cos(x)),
+    ("one_minus_cos", 1 + sp.cosh(x)),  # no cancellation: cosh >= 1
     ("erfc", 1 + sp.erf(x) ** 2),
     ("one_plus_tanh", 1 + 2 * sp.tanh(x)),
     # 1 - tanh**2 is sech_squared's, not a 1 - tanh.
