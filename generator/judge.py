@@ -150,6 +150,11 @@ def _xlogy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(a == 0, 0 * b, a * _np.log(b))
 
 
+def _xlog1py(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = _floats(a, b)
+    return np.where(a == 0, 0 * b, a * _np.log1p(b))
+
+
 _erf = np.frompyfunc(math.erf, 1, 1)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
@@ -615,6 +620,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "log1pmx": _log1pmx,
     "expm1mx": _expm1mx,
     "xlogy": _xlogy,
+    "xlog1py": _xlog1py,
     "hypot": _np.hypot,
     "hypot_ratio": _hypot_ratio,
     "hypot_ratio_gap": _hypot_ratio_gap,
@@ -1615,6 +1621,7 @@ OP_COST: dict[str, float] = {
     "hypot_ratio": 5.0,
     "hypot_ratio_gap": 7.0,
     "xlogy": 2.0,
+    "xlog1py": 2.0,
     "clip": 1.0,
     "away": 2.0,
     "mul_exp": 2.0,

@@ -40,6 +40,7 @@ __all__ = [
     "tanh_softplus",
     "tanh_softplus_slope",
     "xlogy",
+    "xlog1py",
     "pick",
     "by_dtype",
     "mul_exp",
@@ -282,6 +283,20 @@ class xlogy(sp.Function):  # noqa: N801
 
     def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
         return a * sp.log(b)
+
+
+class xlog1py(sp.Function):  # noqa: N801
+    """a * log1p(b), defined as 0 where a == 0: (1 - x)*log(1 - x), a binary entropy's term,
+    is 0*log(0) = NaN at x = 1, whose limit is 0."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        a, b = self.args
+        return log1p(b) if argindex == 1 else a / (1 + b)
+
+    def _eval_rewrite_as_exp(self, a: sp.Expr, b: sp.Expr, **kwargs: object) -> sp.Expr:
+        return a * sp.log(1 + b)
 
 
 class _Symmetric(sp.Function):
@@ -946,6 +961,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         log1pmx: lambda x: sp.log(1 + x) - x,
         expm1mx: lambda x: sp.exp(x) - 1 - x,
         xlogy: lambda a, b: a * sp.log(b),
+        xlog1py: lambda a, b: a * sp.log(1 + b),
         hypot: lambda a, b: sp.sqrt(a**2 + b**2),
         hypot_ratio: lambda a, b: a / sp.sqrt(a**2 + b**2),
         hypot_ratio_gap: lambda a, b: (a - b) / sp.sqrt(a**2 + b**2),

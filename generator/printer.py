@@ -48,6 +48,7 @@ TF_FUNCTIONS: dict[type, str] = {
     prim.log1p: "tf.math.log1p",
     prim.expm1: "tf.math.expm1",
     prim.xlogy: "tf.math.xlogy",
+    prim.xlog1py: "tf.math.xlog1py",
     prim.mul_no_nan: "tf.math.multiply_no_nan",
     prim.lgamma: "tf.math.lgamma",
 }

@@ -70,6 +70,7 @@ from generator.primitives import (
     sub_error,
     tanh_softplus,
     tanh_softplus_slope,
+    xlog1py,
     xlogy,
 )
 
@@ -370,6 +371,23 @@ def _x_log_x(node: sp.Expr) -> sp.Expr | None:
                 if p > 1:
                     return sp.Mul(*rest) * ipow(u, p - 1) * xlogy(u, u)
                 return sp.Mul(*rest) * xlogy(power, u)
+    return None
+
+
+def _x_log1p_x(node: sp.Expr) -> sp.Expr | None:
+    """(1 + v)*log1p(v) = xlog1py(1 + v, v), and -(1 + v)*log1p(v): 0*log(0) = NaN where
+    v = -1, whose limit is 0 (a binary entropy's (1 - x)*log(1 - x) at x = 1)."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for factor in node.args:
+        if not isinstance(factor, log1p) or factor.args[0].is_number:
+            continue
+        a = 1 + factor.args[0]
+        rest = [f for f in node.args if f is not factor]
+        for sign in (1, -1):
+            if sign * a in rest:
+                rest.remove(sign * a)
+                return sign * sp.Mul(*rest) * xlog1py(a, factor.args[0])
     return None
 
 
@@ -1354,6 +1372,7 @@ RULES: tuple[Rule, ...] = (
     Rule("logcosh", "cosh overflows for |u| > 89; logcosh does not", _log_of_cosh),
     Rule("log_tanh", "log(tanh(u)) is log(1) = 0 for u > 9; log1mexp(2u) - softplus(-2u) is not", _log_of_tanh),
     Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
+    Rule("xlog1py", "(1 + v)*log1p(v) is 0*inf = nan at v = -1; xlog1py is 0", _x_log1p_x),
     Rule("hypot", "squares overflow above 1.8e19; hypot scales first", _sqrt_of_sum_of_squares),
     Rule(
         "hypot_where_nonnegative",

@@ -514,6 +514,18 @@ def test_langevin_slope_between_its_series_and_its_tail(load_module) -> None:
     _check(fn, 1 / sp.tanh(x) - 1 / x, [x], points)
 
 
+def test_binary_entropy_at_its_ends(load_module) -> None:
+    # -x*log(x) - (1 - x)*log(1 - x): (1 - x)*log(1 - x) was 0*log(0) = NaN at x = 1, where
+    # the entropy is 0 (xlog1py, as xlogy at x = 0). The slopes are +-inf at the ends.
+    import tensorflow as tf
+
+    x = sp.symbols("x", real=True)
+    fn = load_module("-x*log(x) - (1 - x)*log(1 - x)", "binary_entropy").binary_entropy
+    assert fn(tf.constant([0.0, 1.0])).numpy().tolist() == [0.0, 0.0]
+    points = [(1 - 2.0**-24,), (1 - 2.0**-10,), (0.5,), (2.0**-100,), (2.0**-25,)]
+    _check(fn, -x * sp.log(x) - (1 - x) * sp.log(1 - x), [x], points)
+
+
 def test_power_times_decaying_exponential_where_either_factor_leaves_the_range(
     load_module,
 ) -> None:

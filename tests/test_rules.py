@@ -57,6 +57,7 @@ from generator.primitives import (
     polyval,
     sigmoid,
     softplus,
+    xlog1py,
     xlogy,
 )
 from generator.stabilize import ECONOMIES, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
@@ -937,6 +938,9 @@ CASES: tuple[Case, ...] = (
     # A power of the log's argument beside it: sqrt(x)*log(x) at 0 is 0*-inf; above the
     # first power, x*xlogy(x, x) (x**2 flushes at 1e-19, where x**2*log(x) is -4.4e-37).
     Case("xlogy", sp.sqrt(x) * sp.log(x), xlogy(sp.sqrt(x), x), {x: (0.0,)}, label="root", truth=(0.0,)),
+    # A binary entropy's -(1 - x)*log(1 - x), after log1p: 0*log(0) = NaN at x = 1; the limit is 0.
+    Case("xlog1py", (x - 1) * log1p(-x), -xlog1py(1 - x, -x), {x: (1.0,)}, truth=(0.0,)),
+    Case("xlog1py", (1 + x) * log1p(x) * y, xlog1py(1 + x, x) * y, {x: (-1.0,), y: (3.0,)}, label="scaled", truth=(0.0,)),
     Case("xlogy", x**2 * sp.log(x), x * xlogy(x, x), {x: (1e-19, 3e-20)}, label="square"),
     # logaddexp(x, y) rounds to x = -2.5e38 and the difference is 0; the truth is log(2).
     # (Checked at 60 digits, which hold log(2) beside 2.5e38 to 1e-23: the tolerance.)
@@ -1789,6 +1793,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("acosh_near_one", sp.acosh(x)),
     ("log_tanh", sp.tanh(sp.log(x))),
     ("xlogy", y * sp.log(x)),
+    ("xlog1py", x * log1p(x)),  # x is 0 where log1p(x) is, not where it is -inf
     ("xlogy", y**2 * sp.log(x)),  # a power of another input
     ("xlogy", sp.log(x) / x),  # a negative power: no 0*inf
     ("xlogy", x + 2 * sp.log(2)),  # a constant: 2*log(2) is 0*inf nowhere
