@@ -15,6 +15,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 Stabilising rewrites applied:
 
     - log_of_ratio: log(a/b) near a = b: the rounded ratio's error is all log's; log1p((a - b)/b) does not round it
+    - factor_at_roots: a polynomial in one input rounds near a root where its terms cancel; a*(u - r1)*(u - r2)*..., each root in two parts, does not
     - divide_stepwise: a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid

@@ -2949,6 +2949,7 @@ divide_stepwise = Rule(
     "a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not",
     _divide_stepwise,
     passes=4,
+    stacks=True,
 )
 VARIANTS: tuple[Rule, ...] = (
     divide_stepwise,

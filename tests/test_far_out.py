@@ -526,6 +526,16 @@ def test_binary_entropy_at_its_ends(load_module) -> None:
     _check(fn, -x * sp.log(x) - (1 - x) * sp.log(1 - x), [x], points)
 
 
+def test_gaussian_kernel_with_a_scale_where_the_ratio_overflows(load_module) -> None:
+    # exp(-x**2/(2*y**2))/y: at x = -6e37, y = -1.7e-17, x/y overflows and exp(-(x/y)**2/2)
+    # flushes; the slope -(x/y)*(exp(...)/y)/y was inf*0 = NaN (the truth is 0). The stepwise
+    # division now stacks with multiply_no_nan (stabilize.divide_stepwise, stacks=True).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("exp(-x**2/(2*y**2))/y", "gauss_kernel", ["x", "y"]).gauss_kernel
+    points = [(-6.155861e37, -1.666729e-17), (3.1e25, -1.04e-36), (1.0, 0.5), (3.0, 2.0), (-2.5, 0.75)]
+    _check(fn, sp.exp(-(x**2) / (2 * y**2)) / y, [x, y], points, tol=2e-6)
+
+
 def test_power_times_decaying_exponential_where_either_factor_leaves_the_range(
     load_module,
 ) -> None:
