@@ -368,7 +368,9 @@ def _x_log_x(node: sp.Expr) -> sp.Expr | None:
             base, p = power.as_base_exp()
             if base == u and p.is_positive:
                 rest.remove(power)
-                if p > 1:
+                # Not p > 1, which SymPy cannot decide for an exponent that is an input's
+                # (sigmoid(y) in lbeta(x, 1)**sigmoid(y), fuzz seed 2601: TypeError).
+                if (p - 1).is_positive:
                     return sp.Mul(*rest) * ipow(u, p - 1) * xlogy(u, u)
                 return sp.Mul(*rest) * xlogy(power, u)
     return None
@@ -776,15 +778,14 @@ def _hypot_legs(h: sp.Expr) -> list[sp.Expr]:
 
 
 def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
-    """1 - cos(u) = 2*sin(u/2)**2 and cos(u) - 1 = -2*sin(u/2)**2, also as part of a longer
-    sum (1 - cos(x) - x**2/2); likewise cosh(u) - 1 = 2*sinh(u/2)**2 (log(cosh(x) - 1) was
+    """c*cos(u) - c = -2*c*sin(u/2)**2 (1 - cos(u) and cos(u) - 1), also as part of a longer
+    sum (1 - cos(x) - x**2/2); likewise c*cosh(u) - c = 2*c*sinh(u/2)**2 (log(cosh(x) - 1) was
     log(0) = -inf for |x| < 2.4e-4, and its slope sinh(x)/(cosh(x) - 1) 0/0)."""
-    for func, half in ((sp.cos, lambda u: -2 * sp.sin(u / 2) ** 2), (sp.cosh, lambda u: 2 * sp.sinh(u / 2) ** 2)):
-        for one, sign in ((-1, 1), (1, -1)):
-            found = _beside_one(node, one, lambda term, sign=sign: isinstance(sign * term, func))
-            if found is not None:
-                term, rest = found
-                return sign * half((sign * term).args[0]) + rest
+    for c, e, rest in _less_its_coefficient(node):
+        if isinstance(e, sp.cos):
+            return rest - 2 * c * sp.sin(e.args[0] / 2) ** 2
+        if isinstance(e, sp.cosh):
+            return rest + 2 * c * sp.sinh(e.args[0] / 2) ** 2
     return None
 
 

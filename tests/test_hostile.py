@@ -648,6 +648,9 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # SymPy's factor took exp(-837697249/(...)) as a power of degree 837697249 of an
         # exp, 66 s per form (285 s in all); no factoring through such an exp now (6 s).
         "exp(-((((0.1 / y) + (0.044715 / y)) / (0.5 - (y + x))))**2/2)",
+        # Session 26, seed 2601 (at bedb9b4 too): xlogy asked whether the exponent
+        # sigmoid(y) is above 1, which SymPy cannot decide (TypeError, exit 123).
+        "(lbeta(x, 1))**sigmoid(y)",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):

@@ -1443,6 +1443,7 @@ CASES: tuple[Case, ...] = (
     # cosh(1e-4) = 1 + 5e-9 rounds to 1: cosh - 1 = 0; the truth is 5e-9.
     Case("one_minus_cos", sp.cosh(x) - 1, 2 * sp.sinh(x / 2) ** 2, {x: (1e-4, -3e-3)}, label="cosh"),
     Case("one_minus_cos", 1 - sp.cosh(x), -2 * sp.sinh(x / 2) ** 2, {x: (1e-4,)}, label="one_minus_cosh"),
+    Case("one_minus_cos", 3 * sp.cosh(x) - 3, 6 * sp.sinh(x / 2) ** 2, {x: (1e-4,)}, label="scaled_cosh"),
     # erf(5) = 1 - 1.5e-12 rounds to 1; erf(-5) to -1.
     Case("erfc", 1 - sp.erf(x), erfc(x), {x: (5.0,)}),
     Case("erfc", 1 + sp.erf(x), erfc(-x), {x: (-5.0,)}, label="plus"),
