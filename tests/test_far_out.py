@@ -536,6 +536,16 @@ def test_gaussian_kernel_with_a_scale_where_the_ratio_overflows(load_module) -> 
     _check(fn, sp.exp(-(x**2) / (2 * y**2)) / y, [x, y], points, tol=2e-6)
 
 
+def test_square_over_one_plus_abs_curvature_far_out(load_module) -> None:
+    # x**2/(1 + |x|)'' is 2/(1 + |x|)**3; as differentiated, with x*sign(x) and sign(x)**2 in
+    # it, the common denominator kept 1 - |x|/(1 + |x|): 16 bits off at x = -3.2e5, 0 from
+    # x = 6e7 (derive's sources now take u*sign(u) as |u| first).
+    x = sp.symbols("x", real=True)
+    fn = load_module("x**2/(1 + abs(x))", "square_over_one_plus_abs").square_over_one_plus_abs
+    points = [(-322740.0,), (1870575.0,), (-6.3e7,), (2.5e10,), (-2.0,), (0.5,)]
+    _check(fn, x**2 / (1 + sp.Abs(x)), [x], points)
+
+
 def test_power_times_decaying_exponential_where_either_factor_leaves_the_range(
     load_module,
 ) -> None:
