@@ -590,10 +590,10 @@ def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
     return found ** (2 * node.exp)
 
 
-def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
-    """(r, hypot(..., sqrt(r))**(2*e), the same root where r < 0) for a power
-    (a**2 + ... + r)**e, e not an integer, whose one other term r is not known to be 0 or
-    below; else None. Where r < 0 the base is a difference of squares,
+def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr | None] | None:
+    """(r, hypot(..., sqrt(r))**(2*e), the same root where r < 0, or None where r is known to
+    be nonnegative) for a power (a**2 + ... + r)**e, e not an integer, whose one other term r
+    is not known to be 0 or below; else None. Where r < 0 the base is a difference of squares,
     (h - sqrt(-r))*(h + sqrt(-r)) with h = |a| (or hypot(a, ...)), each factor raised on its
     own: a**2 + r overflows at a = 1.8e19 where the root need not, and rounds a**2 near the
     root, where h - sqrt(-r) is exact."""
@@ -606,10 +606,12 @@ def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] 
     parts = [_square_parts(t) for t in node.base.args if t is not r]
     if all(p.is_number for p in parts):
         return None  # sqrt(x + 1): no square to overflow
+    above = _nested_hypot([*parts, sp.sqrt(r)]) ** (2 * node.exp)
+    if r.is_nonnegative:
+        return r, above, None
     h = sp.Abs(parts[0]) if len(parts) == 1 else _nested_hypot(parts)
     s = sp.sqrt(-r)
-    below = ipow(h - s, 1) ** node.exp * ipow(h + s, 1) ** node.exp
-    return r, _nested_hypot([*parts, sp.sqrt(r)]) ** (2 * node.exp), below
+    return r, above, ipow(h - s, 1) ** node.exp * ipow(h + s, 1) ** node.exp
 
 
 def _unsigned_root_hypot(node: sp.Expr) -> sp.Expr | None:
