@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -196,7 +197,6 @@ def derive(
         signed_raw = _SIGN_PRODUCT(raw_form.replace(_even_power_of_sign, lambda p: sp.Integer(1)))
         if signed_raw != raw_form:
             sources += list(_over_common_denominator(signed_raw) or ())
-        sources += [e for source in sources for e in _powers_as_exps(source)]
         forms = [stable(e) for e in dict.fromkeys(sources)]
         # Expanded where that leaves fewer operations: a mixture's slope
         # -x*(1 - s) + (3 - x)*s is 3*s - x, whose products of x cancel (inf - inf far out)
@@ -209,8 +209,14 @@ def derive(
         # that no_nan_product can guard, not a sum of guarded products.
         return forms + [p for p in map(_pulled, forms) if p is not None]
 
-    def choose_all(sources: list[sp.Expr], raw_form: sp.Expr) -> sp.Expr:
+    def choose_all(sources: list[sp.Expr], raw_form: sp.Expr, as_exps: Sequence[sp.Expr] = ()) -> sp.Expr:
         chosen = choose(stable_all(sources, raw_form), raw_form)
+        # Powers of inputs as exps (_powers_as_exps), and `as_exps`, f so written and
+        # differentiated, only where the choice is wrong at values that matter: each is
+        # another where to judge with its variants (3x the time of a large form's choice).
+        exps = [*as_exps, *map(stable, _powers_as_exps(raw_form))]
+        if exps and judge.grossly_bad(as_judged(chosen.xreplace(defaults)), raw_form.xreplace(defaults), variables, domain):
+            chosen = choose([chosen, *exps], raw_form)
         # Partial fractions in exp(u) cost a where and a second form; they are offered only
         # where the choice is wrong at values that matter (not swish's, which flush at -88).
         simplified = _over_common_denominator(raw_form)
@@ -261,8 +267,7 @@ def derive(
             sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent), *_branches_simplified(from_parent)]
             if index[:-1] in as_exps:
                 as_exps[index] = stable(sp.factor_terms(sp.diff(as_exps[index[:-1]], var)))
-                sources.append(as_exps[index])
-            chosen = choose_all(sources, raw[index])
+            chosen = choose_all(sources, raw[index], [as_exps[index]] if index in as_exps else [])
             # The chosen form with common function factors pulled out, where that measures
             # as accurate: the economies and variants leave sums of products (swish'':
             # s*(sn + sn*(1 + sn*x) - sn*s*x) is s*sn*(2 + sn*x - s*x), 2 ops fewer; 0.83x
@@ -413,7 +418,9 @@ def _powers_as_exps(form: sp.Expr) -> list[sp.Expr]:
     back into b**w. Behind a where on b > 0: a power of a negative b is real for integer w
     (x**y at x = -3, y = -3), where log(b) is not."""
     powers = sorted((p for p in form.atoms(sp.Pow) if p.base.free_symbols and p.exp.free_symbols), key=sp.default_sort_key)
-    if not powers:
+    if not powers or any(p.atoms(sp.Function) for p in powers):
+        # None for a power of functions (logaddexp(3, x)**hypot(asin(x), y**y)): the
+        # candidates grow as large as the form, for minutes of judging.
         return []
     exps = form.xreplace({p: sp.exp(xlogy(p.exp, p.base)) for p in powers})
     return [sp.Piecewise((exps, sp.And(*(p.base > 0 for p in powers))), (form, True))]
