@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -194,9 +193,10 @@ def derive(
         # is taken as 0 anyway) before the common denominator, whose terms then cancel
         # exactly: x**2/(1 + |x|)'' is 2/(1 + |x|)**3, where the quotient of the form with
         # sign(x) in it kept 1 - |x|/(1 + |x|) (16-28 bits off for |x| > 3e5).
-        signed_raw = _SIGN_PRODUCT(raw_form.replace(_even_power_of_sign, lambda p: sp.Integer(1)))
-        if signed_raw != raw_form:
-            sources += list(_over_common_denominator(signed_raw) or ())
+        if raw_form.has(sp.sign):
+            signed_raw = _SIGN_PRODUCT(raw_form.replace(_even_power_of_sign, lambda p: sp.Integer(1)))
+            if signed_raw != raw_form:
+                sources += list(_over_common_denominator(signed_raw) or ())
         forms = [stable(e) for e in dict.fromkeys(sources)]
         # Expanded where that leaves fewer operations: a mixture's slope
         # -x*(1 - s) + (3 - x)*s is 3*s - x, whose products of x cancel (inf - inf far out)
@@ -209,14 +209,29 @@ def derive(
         # that no_nan_product can guard, not a sum of guarded products.
         return forms + [p for p in map(_pulled, forms) if p is not None]
 
-    def choose_all(sources: list[sp.Expr], raw_form: sp.Expr, as_exps: Sequence[sp.Expr] = ()) -> sp.Expr:
+    # f with its powers of inputs as exps (_powers_as_exps), differentiated along an index and
+    # stabilised, computed only where a choice asks for it: a partial may be chosen as a
+    # quotient of powers, exact on the judge's points, whose own slope cancels
+    # (log(1 + x**y)'s d/dx as 1/(x/y + x/(x**y*y))), where the exps' slope is sigmoids.
+    f_as_exps = _powers_as_exps(expr)
+
+    @functools.lru_cache(maxsize=None)
+    def as_exps(index: Index) -> sp.Expr:
+        if not index:
+            return stable(f_as_exps[0])
+        return stable(sp.factor_terms(sp.diff(as_exps(index[:-1]), by_name[index[-1]])))
+
+    def choose_all(sources: list[sp.Expr], raw_form: sp.Expr, index: Index = ()) -> sp.Expr:
         chosen = choose(stable_all(sources, raw_form), raw_form)
-        # Powers of inputs as exps (_powers_as_exps), and `as_exps`, f so written and
-        # differentiated, only where the choice is wrong at values that matter: each is
+        # Powers of inputs as exps, this partial's and f's so written and differentiated
+        # (the same for f), only where the choice is wrong at values that matter: each is
         # another where to judge with its variants (3x the time of a large form's choice).
-        exps = [*as_exps, *map(stable, _powers_as_exps(raw_form))]
-        if exps and judge.grossly_bad(as_judged(chosen.xreplace(defaults)), raw_form.xreplace(defaults), variables, domain):
-            chosen = choose([chosen, *exps], raw_form)
+        own = _powers_as_exps(raw_form) if index else []
+        if (own or f_as_exps) and judge.grossly_bad(
+            as_judged(chosen.xreplace(defaults)), raw_form.xreplace(defaults), variables, domain
+        ):
+            exps = [as_exps(index)] if f_as_exps else []
+            chosen = choose([chosen, *exps, *map(stable, own)], raw_form)
         # Partial fractions in exp(u) cost a where and a second form; they are offered only
         # where the choice is wrong at values that matter (not swish's, which flush at -88).
         simplified = _over_common_denominator(raw_form)
@@ -241,11 +256,6 @@ def derive(
     partials: dict[Index, sp.Expr] = {(): choose_all([], expr)}
     computed.update(sp.preorder_traversal(partials[()]))
     raw: dict[Index, sp.Expr] = {(): expr}
-    # f with its powers of inputs as exps (_powers_as_exps), differentiated and stabilised
-    # order by order beside the chosen partials: a partial may be chosen as a quotient of
-    # powers, exact on the judge's points, whose own slope cancels (log(1 + x**y)'s
-    # d/dx as 1/(x/y + x/(x**y*y))), where the exps' slope is sigmoids.
-    as_exps = {(): stable(e) for e in _powers_as_exps(expr)}
     names = [v.name for v in variables]
     for k in range(1, order + 1):
         for index in itertools.combinations_with_replacement(names, k):
@@ -265,9 +275,7 @@ def derive(
             # factor_terms exposes shapes that the chain rule spreads over a sum,
             # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
             sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent), *_branches_simplified(from_parent)]
-            if index[:-1] in as_exps:
-                as_exps[index] = stable(sp.factor_terms(sp.diff(as_exps[index[:-1]], var)))
-            chosen = choose_all(sources, raw[index], [as_exps[index]] if index in as_exps else [])
+            chosen = choose_all(sources, raw[index], index)
             # The chosen form with common function factors pulled out, where that measures
             # as accurate: the economies and variants leave sums of products (swish'':
             # s*(sn + sn*(1 + sn*x) - sn*s*x) is s*sn*(2 + sn*x - s*x), 2 ops fewer; 0.83x

@@ -145,14 +145,18 @@ def _logcosh(x: np.ndarray) -> np.ndarray:
     return np.where(ax < 1, _np.log1p(2 * _np.sinh(ax / 2) ** 2), ax + _np.logaddexp(0, -2 * ax) - math.log(2))
 
 
-def _xlogy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a, b = _floats(a, b)
-    return np.where(a == 0, 0 * b, a * _np.log(b))
+def _times_log(log: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """a*log(b), 0 where a == 0, as tf.math.xlogy and xlog1py (with log1p) compute it."""
+
+    def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a, b = _floats(a, b)
+        return np.where(a == 0, 0 * b, a * log(b))
+
+    return product
 
 
-def _xlog1py(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a, b = _floats(a, b)
-    return np.where(a == 0, 0 * b, a * _np.log1p(b))
+_xlogy = _times_log(_np.log)
+_xlog1py = _times_log(_np.log1p)
 
 
 _erf = np.frompyfunc(math.erf, 1, 1)
