@@ -30,8 +30,9 @@ examples:
   python -m generator "where(abs(x) <= 1, x**2/2, abs(x) - 1/2)" --name huber
 
 functions: exp log log1p expm1 log2 log10 sqrt sin cos tan sinh cosh tanh asin
-acos atan asinh acosh atanh erf erfc abs sigmoid softplus log_sigmoid
-logaddexp(a,b) log1mexp xlogy(a,b) hypot(a,b) max(a,b) min(a,b)
+acos atan atan2(a,b) asinh acosh atanh erf erfc abs sigmoid softplus log_sigmoid
+logaddexp(a,b) log1mexp xlogy(a,b) xlog1py(a,b) hypot(a,b) lgamma digamma
+lbeta(a,b) max(a,b) min(a,b)
 where(cond,a,b) with cond made of < <= > >= == != and, or, not; constants: pi e
 
 packages: python -m generator build --help, python -m generator report --help

@@ -89,6 +89,10 @@ def _second_positive(a: sp.Expr, b: sp.Expr) -> str | None:
     return "its second argument is never positive" if b.is_nonpositive else None
 
 
+def _second_above_minus_one(a: sp.Expr, b: sp.Expr) -> str | None:
+    return "its second argument is never above -1" if (b + 1).is_nonpositive else None
+
+
 @dataclass(frozen=True)
 class FunctionSpec:
     """A callable name in the expression language."""
@@ -174,6 +178,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "logaddexp": FunctionSpec(2, prim.logaddexp, "log(exp(a) + exp(b))"),
     "log1mexp": FunctionSpec(1, prim.log1mexp, "log(1 - exp(-x))", _positive),
     "xlogy": FunctionSpec(2, prim.xlogy, "a * log(b), 0 where a == 0", _second_positive),
+    "xlog1py": FunctionSpec(2, prim.xlog1py, "a * log(1 + b), 0 where a == 0", _second_above_minus_one),
     "hypot": FunctionSpec(2, prim.hypot, "sqrt(a**2 + b**2)"),
     "max": FunctionSpec(2, _max, "the larger of a and b (a at a tie)"),
     "min": FunctionSpec(2, _min, "the smaller of a and b (a at a tie)"),
@@ -230,6 +235,10 @@ def _mp_xlogy(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     return _MP.zero if a == 0 else a * _MP.log(b)
 
 
+def _mp_xlog1py(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
+    return _MP.zero if a == 0 else a * _MP.log1p(b)
+
+
 def _mp_logaddexp(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     if _MP.im(a) or _MP.im(b):
         return _MP.log(_MP.exp(a) + _MP.exp(b))
@@ -266,6 +275,7 @@ _MP_FUNCTIONS: dict[type, Callable[..., mpmath.mpf]] = {
     prim.log1pmx: lambda u: _MP.log1p(u) - u,
     prim.expm1mx: lambda u: _MP.expm1(u) - u,
     prim.xlogy: _mp_xlogy,
+    prim.xlog1py: _mp_xlog1py,
     prim.lgamma: lambda u: prim.lgamma_value(u, _MP),
     prim.lbeta: lambda a, b: prim.lgamma_value(a, _MP) + prim.lgamma_value(b, _MP) - prim.lgamma_value(a + b, _MP),
     sp.polygamma: lambda n, u: prim.polygamma_value(n, u, _MP),

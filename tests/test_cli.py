@@ -237,6 +237,16 @@ def test_help_mentions_every_option(capsys):
     assert code_short == 0 and out_short == out
 
 
+def test_help_lists_every_function_the_parser_takes(capsys):
+    from generator.parse import FUNCTIONS
+
+    _, out, _ = run_main(capsys, ["--help"])
+    listed = out[out.index("functions:") : out.index("constants:")]
+    words = set(re.findall(r"[a-z][a-z_0-9]*", listed))
+    names = words - {"functions", "cond", "a", "b", "with", "made", "of", "and", "or", "not"}
+    assert names == set(FUNCTIONS)
+
+
 def test_header_options_reproduce_the_file(capsys):
     _, out, _ = run_main(capsys, ["log(exp(x) + exp(y))", "--vars", "y,x", "--name", "lae", "--order", "3"])
     options = next(line for line in out.split("\n") if line.startswith("# Options: "))

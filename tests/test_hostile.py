@@ -408,6 +408,8 @@ def test_abs_at_zero_is_finite(load_module, tf):
         ("x + log(0)", ["log(0)", "undefined"]),
         ("x + atanh(1)", ["undefined"]),
         ("xlogy(x, 0)", ["second argument"]),
+        ("xlog1py(x, -1 - exp(y))", ["second argument"]),
+        ("x + xlog1py(2, -2)", ["not a real number"]),
         ("x + lgamma(0)", ["lgamma(0)", "undefined"]),
         ("x*digamma(-3)", ["digamma(-3)", "undefined"]),
     ],

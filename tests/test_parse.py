@@ -133,6 +133,7 @@ UNARY_REFERENCES = {
 BINARY_REFERENCES = {
     "logaddexp": (0.7, -1.3, lambda a, b: mpmath.log(mpmath.exp(a) + mpmath.exp(b))),
     "xlogy": (0.7, 1.3, lambda a, b: a * mpmath.log(b)),
+    "xlog1py": (0.7, -0.3, lambda a, b: a * mpmath.log(1 + b)),
     "hypot": (0.7, -1.3, lambda a, b: mpmath.sqrt(a**2 + b**2)),
     # The angle of the point (b, a), as the argument of the complex number b + ia.
     "atan2": (0.7, -1.3, lambda a, b: mpmath.arg(mpmath.mpc(b, a))),
