@@ -546,6 +546,58 @@ def test_square_over_one_plus_abs_curvature_far_out(load_module) -> None:
     _check(fn, x**2 / (1 + sp.Abs(x)), [x], points)
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "inputs", "expected"),
+    [
+        # x**y at x = 0: SymPy's d/dx y*x**y/x was 0/0 = NaN for every y (the truth is 1 at
+        # y = 1, 0 above, inf below: y*x**(y - 1), as TF's gradient of pow), and d/dy,
+        # x**y*log(x), 0*(-inf) (the limit is 0 for y > 0: xlogy(x**y, x)).
+        ("x**y", "power", ([0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, 0.5]), {(0,): [1, 0, 0, math.inf], (1,): [0, 0, 0, 0]}),
+        (
+            "x**y",
+            "power",
+            ([0.0, 0.0, 0.0], [2.0, 3.0, 2.5]),
+            {(0, 0): [2, 0, 0], (0, 1): [0, 0, 0], (1, 1): [0, 0, 0]},
+        ),
+        # (1 - x)**y at x = 1, its base 0 (SymPy's d/dx is -y*(1 - x)**y/(1 - x)).
+        (
+            "(1 - x)**y",
+            "power_of_complement",
+            ([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]),
+            {(0,): [-1, 0, 0], (1,): [0, 0, 0]},
+        ),
+        ("(1 - x)**y", "power_of_complement", ([1.0, 1.0], [2.0, 3.0]), {(0, 0): [2, 0], (1, 1): [0, 0]}),
+        # A thin-plate spline, x**2*log|x|, and x*log|x|: 0*(-inf) at 0.
+        ("x**2*log(abs(x))", "thin_plate", ([0.0],), {(): [0], (0,): [0]}),
+        ("x*log(abs(x))", "x_log_abs_x", ([0.0],), {(): [0]}),
+    ],
+)
+def test_powers_and_logs_at_a_zero_base(load_module, text, name, inputs, expected) -> None:
+    import tensorflow as tf
+
+    names = ["x", "y"][: len(inputs)]
+    fn = getattr(load_module(text, name, names), name)
+    got = tf_partials(tf, fn, [tf.constant(column, tf.float32) for column in inputs], 2)
+    for index, values in expected.items():
+        assert got[index].numpy().tolist() == values, (index, got[index].numpy())
+
+
+def test_power_of_inputs_where_the_power_overflows(load_module) -> None:
+    # y*x**y/x was inf where x**y overflows and the slope does not (x = 3e35, y = 1.5).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("x**y", "power", ["x", "y"]).power
+    partials = {
+        (): x**y,
+        (0,): y * x ** (y - 1),
+        (1,): x**y * sp.log(x),
+        (0, 0): y * (y - 1) * x ** (y - 2),
+        (0, 1): x ** (y - 1) * (1 + y * sp.log(x)),
+        (1, 1): x**y * sp.log(x) ** 2,
+    }
+    partials[(1, 0)] = partials[(0, 1)]
+    _check(fn, partials, [x, y], [(3e35, 1.5), (2.9e35, 1.25), (3.0, 2.5)])
+
+
 def test_power_times_decaying_exponential_where_either_factor_leaves_the_range(
     load_module,
 ) -> None:

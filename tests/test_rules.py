@@ -942,6 +942,50 @@ CASES: tuple[Case, ...] = (
     Case("xlog1py", (x - 1) * log1p(-x), -xlog1py(1 - x, -x), {x: (1.0,)}, truth=(0.0,)),
     Case("xlog1py", (1 + x) * log1p(x) * y, xlog1py(1 + x, x) * y, {x: (-1.0,), y: (3.0,)}, label="scaled", truth=(0.0,)),
     Case("xlogy", x**2 * sp.log(x), x * xlogy(x, x), {x: (1e-19, 3e-20)}, label="square"),
+    # d/dy of x**y: 0*(-inf) at x = 0 for y > 0, whose limit is 0; d2/dy2 with the log squared.
+    Case("xlogy", x**y * sp.log(x), xlogy(x**y, x), {x: (0.0,), y: (2.0,)}, label="exponent", truth=(0.0,)),
+    Case(
+        "xlogy",
+        x**y * sp.log(x) ** 2,
+        xlogy(xlogy(x**y, x), x),
+        {x: (0.0,), y: (0.5,)},
+        label="log squared",
+        truth=(0.0,),
+    ),
+    # A thin-plate spline's x**2*log|x| at 0, and x*log|x|.
+    Case("xlogy", x**2 * sp.log(sp.Abs(x)), x * xlogy(x, sp.Abs(x)), {x: (0.0,)}, label="abs", truth=(0.0,)),
+    Case("xlogy", x * sp.log(sp.Abs(x)), xlogy(x, sp.Abs(x)), {x: (0.0,)}, label="abs first power", truth=(0.0,)),
+    # d/dy of (1 - x)**y after log1p: 0*(-inf) at x = 1.
+    Case("xlog1py", (1 - x) ** y * log1p(-x), xlog1py((1 - x) ** y, -x), {x: (1.0,), y: (2.0,)}, label="power", truth=(0.0,)),
+    Case(
+        "xlog1py",
+        (1 - x) ** y * log1p(-x) ** 2,
+        xlog1py(xlog1py((1 - x) ** y, -x), -x),
+        {x: (1.0,), y: (2.0,)},
+        label="log1p squared",
+        truth=(0.0,),
+    ),
+    # SymPy's d/dx of x**y is y*x**y/x: 0/0 at x = 0 (the truth is 1 at y = 1), inf/x where
+    # x**y overflows (x = 3e35, y = 1.5).
+    Case("power_over_base", y * x**y / x, y * x ** (y - 1), {x: (0.0,), y: (1.0,)}, truth=(1.0,)),
+    Case("power_over_base", y * x**y / x, y * x ** (y - 1), {x: (3e35,), y: (1.5,)}, label="overflow"),
+    Case(
+        "power_over_base",
+        y * (1 - x) ** y / (x - 1),
+        -y * (1 - x) ** (y - 1),
+        {x: (1.0,), y: (1.0,)},
+        label="negated base",
+        truth=(-1.0,),
+    ),
+    # d2/dxdy of x**y with its logs as xlogy: into each term and xlogy's first argument.
+    Case(
+        "power_over_base",
+        (x**y + y * xlogy(x**y, x)) / x,
+        x ** (y - 1) + y * xlogy(x ** (y - 1), x),
+        {x: (0.0,), y: (2.0,)},
+        label="sum",
+        truth=(0.0,),
+    ),
     # logaddexp(x, y) rounds to x = -2.5e38 and the difference is 0; the truth is log(2).
     # (Checked at 60 digits, which hold log(2) beside 2.5e38 to 1e-23: the tolerance.)
     Case(
@@ -1796,6 +1840,11 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("xlogy", y * sp.log(x)),
     ("xlog1py", x * log1p(x)),  # x is 0 where log1p(x) is, not where it is -inf
     ("xlogy", y**2 * sp.log(x)),  # a power of another input
+    ("xlogy", x**y * sp.log(y)),  # the log of another input
+    ("xlogy", y * sp.log(sp.Abs(x))),  # a cofactor of another input
+    ("power_over_base", y * x**y / (x + 1)),  # another base
+    ("power_over_base", x**y * x),  # a positive power: nothing divides
+    ("power_over_base", (x**y + 1) / x),  # a term without the power
     ("xlogy", sp.log(x) / x),  # a negative power: no 0*inf
     ("xlogy", x + 2 * sp.log(2)),  # a constant: 2*log(2) is 0*inf nowhere
     ("hypot", sp.sqrt(x**2 - y**2)),
