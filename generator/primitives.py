@@ -418,7 +418,9 @@ class lgamma(sp.Function):  # noqa: N801
 
     def _eval_evalf(self, prec: int) -> sp.Expr | None:
         u = self.args[0]
-        if u.is_number and u.is_extended_real and u <= 0 and (u - sp.floor(u)).is_zero:
+        # is_nonpositive, not u <= 0, which raises where SymPy cannot order the number
+        # (-softplus(-e) in lgamma(log_sigmoid(e)), fuzz seed 2701: TypeError).
+        if u.is_number and u.is_extended_real and u.is_nonpositive and (u - sp.floor(u)).is_zero:
             return sp.oo  # a pole, as TF's lgamma (mpmath raises)
         return sp.re(sp.loggamma(u))._eval_evalf(prec)
 

@@ -653,6 +653,9 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # Session 26, seed 2601 (at bedb9b4 too): xlogy asked whether the exponent
         # sigmoid(y) is above 1, which SymPy cannot decide (TypeError, exit 123).
         "(lbeta(x, 1))**sigmoid(y)",
+        # Session 27, seed 2701 (at 70c6d67 too): lgamma's evalf asked whether its argument
+        # -softplus(-e) is <= 0, which SymPy cannot order (TypeError, exit 123).
+        "hypot(lgamma(log_sigmoid(e)), log1mexp(logaddexp(1, x)))",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):
