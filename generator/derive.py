@@ -430,8 +430,19 @@ def _powers_as_exps(form: sp.Expr) -> list[sp.Expr]:
         # None for a power of functions (logaddexp(3, x)**hypot(asin(x), y**y)): the
         # candidates grow as large as the form, for minutes of judging.
         return []
-    exps = form.xreplace({p: sp.exp(xlogy(p.exp, p.base)) for p in powers})
-    return [sp.Piecewise((exps, sp.And(*(p.base > 0 for p in powers))), (form, True))]
+    # Innermost first: a power whose base held one, (x**y + 1)**(1/y), is exp(log(exp(xlogy(y,
+    # x)) + 1)/y), which the rules take as exp(softplus(xlogy(y, x))/y) (its base is positive
+    # wherever the power is real with the inner powers' bases positive).
+    positive: list[sp.Expr] = []
+
+    def as_exp(p: sp.Pow) -> sp.Expr:
+        positive.append(p.base > 0)
+        if p.base.has(sp.exp):
+            return sp.exp(p.exp * sp.log(p.base))
+        return sp.exp(xlogy(p.exp, p.base))
+
+    exps = form.replace(lambda e: e.is_Pow and bool(e.base.free_symbols) and bool(e.exp.free_symbols), as_exp)
+    return [sp.Piecewise((exps, sp.And(*positive)), (form, True))]
 
 
 def _group_input_sums(form: sp.Expr) -> sp.Expr:

@@ -598,6 +598,24 @@ def test_power_of_inputs_where_the_power_overflows(load_module) -> None:
     _check(fn, partials, [x, y], [(3e35, 1.5), (2.9e35, 1.25), (3.0, 2.5)])
 
 
+def test_power_mean_where_the_inner_power_overflows(load_module) -> None:
+    # (x**y + 1)**(1/y), a generalised mean with its power an input: x**y overflows at
+    # x = y = 30 (inf**(1/30) = inf; the truth is 30). Its exps form, the outer power too,
+    # is exp(softplus(xlogy(y, x))/y) (derive._powers_as_exps), whose exp of a rounded
+    # argument near log(x) costs a few ulps: 1e-6 relative.
+    import tensorflow as tf
+
+    fn = load_module("(x**y + 1)**(1/y)", "power_mean", ["x", "y"]).power_mean
+    xs = [30.0, 1e13, 100.0, 2.0]
+    ys = [30.0, 3.0, 25.0, 3.0]
+    got = tf_partials(tf, fn, [tf.constant(xs, tf.float32), tf.constant(ys, tf.float32)], 1)
+    with mpmath.workdps(50):
+        truth = [float((mpmath.mpf(a) ** b + 1) ** (1 / mpmath.mpf(b))) for a, b in zip(xs, ys)]
+        slope = [float((mpmath.mpf(a) ** b + 1) ** (1 / mpmath.mpf(b) - 1) * mpmath.mpf(a) ** (b - 1)) for a, b in zip(xs, ys)]
+    np.testing.assert_allclose(got[()].numpy(), truth, rtol=1e-6)
+    np.testing.assert_allclose(got[(0,)].numpy(), slope, rtol=1e-6)
+
+
 def test_power_times_decaying_exponential_where_either_factor_leaves_the_range(
     load_module,
 ) -> None:
