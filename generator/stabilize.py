@@ -464,10 +464,15 @@ def _power_over_base(node: sp.Expr) -> sp.Expr | None:
 
 def _lower_power(expr: sp.Expr, base: sp.Expr, k: sp.Integer) -> sp.Expr | None:
     """expr*base**k with the factor base**k taken into a power base**w of expr (w with an
-    input in it), in every term of a sum and through xlogy's first argument; or None."""
+    input in it), through xlogy's first argument, and into each term of a sum that has one,
+    the others divided: the Weibull log-density's slope (y - 1 - y*x**y)/x as (y - 1)/x -
+    y*x**(y - 1), not inf/x where x**y overflows (x = 3e35, y = 1.5); or None."""
     if isinstance(expr, sp.Add):
         terms = [_lower_power(term, base, k) for term in expr.args]
-        return None if any(t is None for t in terms) else sp.Add(*terms)
+        if all(t is None for t in terms):
+            return None
+        rest = sp.Add(*(term for t, term in zip(terms, expr.args) if t is None))
+        return sp.Add(*(t for t in terms if t is not None)) + rest * base**k
     if expr.is_Pow and expr.base == base and expr.exp.free_symbols:
         return sp.Pow(base, expr.exp + k)
     if isinstance(expr, xlogy):

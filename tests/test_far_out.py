@@ -598,6 +598,25 @@ def test_power_of_inputs_where_the_power_overflows(load_module) -> None:
     _check(fn, partials, [x, y], [(3e35, 1.5), (2.9e35, 1.25), (3.0, 2.5)])
 
 
+def test_weibull_log_density_slope_where_the_power_overflows(load_module) -> None:
+    # log(y) + (y - 1)*log(x) - x**y: SymPy's slope (y - 1 - y*x**y)/x is -inf/x at
+    # x = 3e35, y = 1.5, where x**y overflows and the slope is -2.8e18 (power_over_base takes
+    # the quotient into the term with the power). (d2f/dxdy is still -inf there: as exps,
+    # expm1(xlogy(y, x)) overflows first.)
+    import tensorflow as tf
+
+    fn = load_module("log(y) + (y - 1)*log(x) - x**y", "weibull", ["x", "y"]).weibull
+    xs, ys = [2.972394e35, 3.0e35, 2.5], [1.5151515, 1.25, 3.0]
+    got = tf_partials(tf, fn, [tf.constant(xs, tf.float32), tf.constant(ys, tf.float32)], 2)
+    x32 = [float(np.float32(v)) for v in xs]
+    y32 = [float(np.float32(v)) for v in ys]
+    with mpmath.workdps(50):
+        slope = [float((b - 1) / mpmath.mpf(a) - b * mpmath.mpf(a) ** (b - 1)) for a, b in zip(x32, y32)]
+        curvature = [float(-(b - 1) * (b * mpmath.mpf(a) ** (b - 2) + mpmath.mpf(a) ** -2)) for a, b in zip(x32, y32)]
+    np.testing.assert_allclose(got[(0,)].numpy(), slope, rtol=2e-6)
+    np.testing.assert_allclose(got[(0, 0)].numpy(), curvature, rtol=2e-6)
+
+
 def test_power_mean_where_the_inner_power_overflows(load_module) -> None:
     # (x**y + 1)**(1/y), a generalised mean with its power an input: x**y overflows at
     # x = y = 30 (inf**(1/30) = inf; the truth is 30). Its exps form, the outer power too,
