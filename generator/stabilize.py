@@ -350,11 +350,11 @@ def _x_log_x(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, sp.Mul):
         return None
     for factor in node.args:
-        squared = _power_times_log_power(node, factor, sp.log)
-        if squared is not None:
-            return squared
         # Not for a number: 2*log(2) is a constant, not 0*inf anywhere.
         if not isinstance(factor, sp.log) or factor.args[0].is_number:
+            powered = _power_times_log_power(node, factor, sp.log)
+            if powered is not None:
+                return powered
             continue
         u = factor.args[0]
         rest = [f for f in node.args if f is not factor]
@@ -378,11 +378,6 @@ def _x_log_x(node: sp.Expr) -> sp.Expr | None:
                 if (p - 1).is_positive:
                     return sp.Mul(*rest) * ipow(u, p - 1) * xlogy(u, u)
                 return sp.Mul(*rest) * xlogy(power, u)
-            # An exponent of any sign: x**y*log(x), d/dy of x**y, is 0*(-inf) at x = 0 for
-            # y > 0, whose limit is 0; xlogy gives it, and is x**y*log(x) wherever x**y != 0.
-            if p.free_symbols:
-                rest.remove(power)
-                return sp.Mul(*rest) * xlogy(power, u)
         # log|w| beside a power w**k, k >= 1: x**2*log|x| (a thin-plate spline) is 0*(-inf)
         # at x = 0, and flushes from |x| = 1e-19; x**(k - 1)*xlogy(x, |x|) is 0 and does not.
         if isinstance(u, sp.Abs):
@@ -392,6 +387,9 @@ def _x_log_x(node: sp.Expr) -> sp.Expr | None:
                 if base == w and k.is_Integer and k >= 1:
                     rest.remove(power)
                     return sp.Mul(*rest) * (ipow(w, k - 1) if k > 1 else 1) * xlogy(w, u)
+        powered = _power_times_log_power(node, factor, sp.log)
+        if powered is not None:
+            return powered
     return None
 
 
@@ -401,33 +399,29 @@ def _x_log1p_x(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, sp.Mul):
         return None
     for factor in node.args:
-        squared = _power_times_log_power(node, factor, log1p)
-        if squared is not None:
-            return squared
-        if not isinstance(factor, log1p) or factor.args[0].is_number:
-            continue
-        a = 1 + factor.args[0]
-        rest = [f for f in node.args if f is not factor]
-        for sign in (1, -1):
-            if sign * a in rest:
-                rest.remove(sign * a)
-                return sign * sp.Mul(*rest) * xlog1py(a, factor.args[0])
-        # (1 + v)**w*log1p(v) for an exponent with an input in it: d/dy of (1 - x)**y.
-        for power in rest:
-            base, w = power.as_base_exp()
-            if base == a and w.free_symbols:
-                rest.remove(power)
-                return sp.Mul(*rest) * xlog1py(power, factor.args[0])
+        if isinstance(factor, log1p) and not factor.args[0].is_number:
+            a = 1 + factor.args[0]
+            rest = [f for f in node.args if f is not factor]
+            for sign in (1, -1):
+                if sign * a in rest:
+                    rest.remove(sign * a)
+                    return sign * sp.Mul(*rest) * xlog1py(a, factor.args[0])
+        powered = _power_times_log_power(node, factor, log1p)
+        if powered is not None:
+            return powered
     return None
 
 
 def _power_times_log_power(node: sp.Mul, factor: sp.Expr, kind: type) -> sp.Expr | None:
-    """u**w*log(u)**n = xlogy(xlogy(u**w, u), u)... for an exponent w with an input in it,
-    and (1 + v)**w*log1p(v)**n with xlog1py: d2/dy2 of x**y is x**y*log(x)**2, 0*inf at
-    x = 0 for y > 0, whose limit is 0."""
-    if not (factor.is_Pow and isinstance(factor.base, kind) and factor.exp.is_Integer and factor.exp > 1):
+    """u**w*log(u)**n = xlogy(...xlogy(u**w, u)..., u), n times, for an exponent w with an
+    input in it, and (1 + v)**w*log1p(v)**n with xlog1py: d/dy of x**y is x**y*log(x), and
+    d2/dy2 x**y*log(x)**2, 0*(-inf) at x = 0 for y > 0, whose limit is 0 (as (1 - x)**y's at
+    x = 1); xlogy is x**y*log(x) wherever x**y != 0."""
+    log_factor, n = factor.as_base_exp()
+    # Not of a number: 2**y*log(2), d/dy of 2**y, is 0*inf nowhere.
+    if not (isinstance(log_factor, kind) and n.is_Integer and n >= 1) or log_factor.args[0].is_number:
         return None
-    v = factor.base.args[0]
+    v = log_factor.args[0]
     u, times_log = (v, xlogy) if kind is sp.log else (1 + v, xlog1py)
     rest = [f for f in node.args if f is not factor]
     for power in rest:
@@ -435,7 +429,7 @@ def _power_times_log_power(node: sp.Mul, factor: sp.Expr, kind: type) -> sp.Expr
         if base == u and w.free_symbols:
             rest.remove(power)
             result = power
-            for _ in range(int(factor.exp)):
+            for _ in range(int(n)):
                 result = times_log(result, v)
             return sp.Mul(*rest) * result
     return None

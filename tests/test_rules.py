@@ -1854,6 +1854,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_over_base", y * x**y / (x + 1)),  # another base
     ("power_over_base", x**y * x),  # a positive power: nothing divides
     ("power_over_base", (y + 1) / x),  # no power of x
+    ("xlogy", 2**y * sp.log(2)),  # the log of a number: 0*inf nowhere
     ("xlogy", sp.log(x) / x),  # a negative power: no 0*inf
     ("xlogy", x + 2 * sp.log(2)),  # a constant: 2*log(2) is 0*inf nowhere
     ("hypot", sp.sqrt(x**2 - y**2)),
