@@ -29,6 +29,7 @@ from generator.stabilize import (
     compensate_sums,
     factor_powers,
     group_powers,
+    factor_of_its_log,
     lower_sigmoid_pairs,
     optimize,
     precise_sigmoids,
@@ -305,6 +306,10 @@ def derive(
     if lowered != partials:
         fired.append("sigmoid_slope")
         partials = lowered
+    guarded = {i: factor_of_its_log(e) for i, e in partials.items()}
+    if guarded != partials:
+        fired.append(factor_of_its_log.name)
+        partials = guarded
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {i: _group_input_sums(_hold_common_factors(_fold_constant_sums(e))) for i, e in partials.items()}
     if compensated_arguments and not float64_inside:

@@ -412,6 +412,43 @@ def _x_log1p_x(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _factor_of_its_log(node: sp.Expr) -> sp.Expr | None:
+    """u*g = mul_no_nan(g, u) where every log in g holds u (or -u) as a factor of its argument
+    and g has no other way to be infinite at u = 0: p*log(p/q), a KL divergence's term, is
+    0*log(0) = NaN at p = 0, whose limit is 0, and the rules have written the log as a where
+    of log(p*sign(q)) - log|q| and log1p((p - q)/q), whose far branch xlogy cannot take.
+    (Also where g is finite at u = 0: u*g is 0 there too.)"""
+    if not isinstance(node, sp.Mul):
+        return None
+    for u in node.args:
+        if u.is_number or isinstance(u, (sp.log, log1p)) or not u.free_symbols:
+            continue
+        rest = sp.Mul(*(f for f in node.args if f is not u))
+        logs = rest.atoms(sp.log)
+        if not logs or not all(_holds_factor(g.args[0], u) for g in logs if g.has(*u.free_symbols)):
+            continue
+        if any(_blows_up_at_zero(e, u) for e in sp.preorder_traversal(rest)):
+            continue
+        return mul_no_nan(rest, u)
+    return None
+
+
+def _holds_factor(arg: sp.Expr, u: sp.Expr) -> bool:
+    factors = sp.Mul.make_args(arg)
+    return u in factors or -u in factors
+
+
+def _blows_up_at_zero(e: sp.Expr, u: sp.Expr) -> bool:
+    """e may be infinite where u is 0 other than by a log of a multiple of u: a power, not
+    known nonnegative, of something with u's inputs in it, or a function of them other than
+    log, log1p, sign, abs and where."""
+    if e.is_Pow:
+        return e.exp.is_negative is not False and e.base.has(*u.free_symbols)
+    if isinstance(e, sp.Function) and not isinstance(e, (sp.log, log1p, sp.sign, sp.Abs, sp.Piecewise)):
+        return e.has(*u.free_symbols)
+    return False
+
+
 def _power_times_log_power(node: sp.Mul, factor: sp.Expr, kind: type) -> sp.Expr | None:
     """u**w*log(u)**n = xlogy(...xlogy(u**w, u)..., u), n times, for an exponent w with an
     input in it, and (1 + v)**w*log1p(v)**n with xlog1py: d/dy of x**y is x**y*log(x), and
@@ -3456,6 +3493,16 @@ def optimize(
 # --- lowering -----------------------------------------------------------------------
 # Applied to the forms chosen, after the judge and the regimes: derivation keeps the
 # sigmoid pair, which the rules above see through.
+
+
+# Not in RULES: applied to the forms chosen, where no variant is left to see a log that
+# the guard would hide (less_argument's c*log1pmx(u) for 2*(x*log(x/y) - (x - y)) near x = y).
+# It changes no value but at u = 0, so it needs no judging.
+factor_of_its_log = Rule(
+    "factor_of_its_log",
+    "p*log(p/q) is 0*log(0) = nan at p = 0; multiply_no_nan(log(p/q), p) is 0",
+    _factor_of_its_log,
+)
 
 
 def lower_sigmoid_pairs(expr: sp.Expr) -> sp.Expr:

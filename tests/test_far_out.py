@@ -582,6 +582,22 @@ def test_powers_and_logs_at_a_zero_base(load_module, text, name, inputs, expecte
         assert got[index].numpy().tolist() == values, (index, got[index].numpy())
 
 
+def test_bernoulli_kl_in_probabilities_at_the_ends(load_module) -> None:
+    # x*log(x/y) + (1 - x)*log((1 - x)/(1 - y)): each term was 0*log(0) = NaN where its
+    # factor is 0 (x = 0 or 1), whose limit is 0 (factor_of_its_log: multiply_no_nan).
+    import tensorflow as tf
+
+    text = "x*log(x/y) + (1 - x)*log((1 - x)/(1 - y))"
+    fn = load_module(text, "kl_probabilities", ["x", "y"]).kl_probabilities
+    xs, ys = [0.0, 1.0, 0.0, 1.0], [0.25, 0.25, 0.9, 0.5]
+    got = tf_partials(tf, fn, [tf.constant(xs, tf.float32), tf.constant(ys, tf.float32)], 1)
+    y32 = [float(np.float32(v)) for v in ys]
+    truth = [math.log(1 / (1 - b)) if a == 0 else math.log(1 / b) for a, b in zip(xs, y32)]
+    slope_y = [-a / b + (1 - a) / (1 - b) for a, b in zip(xs, y32)]
+    np.testing.assert_allclose(got[()].numpy(), truth, rtol=1e-6)
+    np.testing.assert_allclose(got[(1,)].numpy(), slope_y, rtol=1e-6)
+
+
 def test_power_of_inputs_where_the_power_overflows(load_module) -> None:
     # y*x**y/x was inf where x**y overflows and the slope does not (x = 3e35, y = 1.5).
     x, y = sp.symbols("x y", real=True)

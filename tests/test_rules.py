@@ -60,7 +60,7 @@ from generator.primitives import (
     xlog1py,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
+from generator.stabilize import ECONOMIES, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, factor_of_its_log, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 # log1mexp(u) - log(u) = -u/2 + u**2/24 - u**4/2880 + ..., to u**22 (B_2k/(2k*(2k)!) u**2k).
@@ -117,7 +117,7 @@ with mpmath.workdps(50):
     QUINTIC_ROOT = mpmath.mpf(5) ** mpmath.mpf(-0.25)
     QUINTIC_HI, QUINTIC_LO = _split(QUINTIC_ROOT)
     QUINTIC_REST = sp.Float(float(1 / mpmath.sqrt(5)), 17)
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS)}
+RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, factor_of_its_log)}
 
 
 def _divergence_form(p: sp.Expr, q: sp.Expr) -> sp.Expr:
@@ -963,6 +963,23 @@ CASES: tuple[Case, ...] = (
         xlog1py(xlog1py((1 - x) ** y, -x), -x),
         {x: (1.0,), y: (2.0,)},
         label="log1p squared",
+        truth=(0.0,),
+    ),
+    # A KL divergence's term p*log(p/q) at p = 0: 0*log(0) = NaN, whose limit is 0; after the
+    # log rules its log is a where of log(x*sign(y)) - log|y| and log1p((x - y)/y).
+    Case(
+        "factor_of_its_log",
+        x * sp.log(x / y),
+        mul_no_nan(sp.log(x / y), x),
+        {x: (0.0,), y: (0.5,)},
+        truth=(0.0,),
+    ),
+    Case(
+        "factor_of_its_log",
+        (1 - x) * sp.log((1 - x) / (1 - y)),
+        mul_no_nan(sp.log((1 - x) / (1 - y)), 1 - x),
+        {x: (1.0,), y: (0.25,)},
+        label="negated factor",
         truth=(0.0,),
     ),
     # SymPy's d/dx of x**y is y*x**y/x: 0/0 at x = 0 (the truth is 1 at y = 1), inf/x where
@@ -1855,6 +1872,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_over_base", x**y * x),  # a positive power: nothing divides
     ("power_over_base", (y + 1) / x),  # no power of x
     ("xlogy", 2**y * sp.log(2)),  # the log of a number: 0*inf nowhere
+    ("factor_of_its_log", y * sp.log(x / y)),  # 1/y, not y, in the log's argument
+    ("factor_of_its_log", x * sp.log(x * y) / sp.sin(x)),  # a pole at x = 0 beside the log
+    ("factor_of_its_log", x * sp.log(1 + y / x)),  # log1p's far form, not a multiple of x
+    ("factor_of_its_log", x * sp.exp(1 / x) * sp.log(x)),  # another function infinite at 0
     ("xlogy", sp.log(x) / x),  # a negative power: no 0*inf
     ("xlogy", x + 2 * sp.log(2)),  # a constant: 2*log(2) is 0*inf nowhere
     ("hypot", sp.sqrt(x**2 - y**2)),
