@@ -23,13 +23,13 @@ import sympy as sp
 from generator.errors import GeneratorError
 from generator.primitives import exp_finite, ipow, naive, numeric, xlogy
 from generator.stabilize import (
+    GUARDS,
     RULES,
     compensate_arguments,
     compensate_powers,
     compensate_sums,
     factor_powers,
     group_powers,
-    factor_of_its_log,
     lower_sigmoid_pairs,
     optimize,
     precise_sigmoids,
@@ -306,10 +306,11 @@ def derive(
     if lowered != partials:
         fired.append("sigmoid_slope")
         partials = lowered
-    guarded = {i: factor_of_its_log(e) for i, e in partials.items()}
-    if guarded != partials:
-        fired.append(factor_of_its_log.name)
-        partials = guarded
+    for guard in GUARDS:
+        guarded = {i: guard(e) for i, e in partials.items()}
+        if guarded != partials:
+            fired.append(guard.name)
+            partials = guarded
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {i: _group_input_sums(_hold_common_factors(_fold_constant_sums(e))) for i, e in partials.items()}
     if compensated_arguments and not float64_inside:

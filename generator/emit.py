@@ -17,16 +17,16 @@ from generator.model import Assignment, DocForm, Level, ModuleModel
 from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
 from generator.printer import TFPrinter, constant_like, cse_whole_products, divide_in_place, inline_trivial, math_text
 from generator.stabilize import (
+    GUARDS,
     REPAIRS,
     RULES,
     VARIANTS,
     compensate_arguments,
-    factor_of_its_log,
     precise_sigmoids,
     scale_tails,
 )
 
-_RULES_WHY = (*RULES, *VARIANTS, *REPAIRS, compensate_arguments, scale_tails, precise_sigmoids, factor_of_its_log)
+_RULES_WHY = (*RULES, *VARIANTS, *REPAIRS, compensate_arguments, scale_tails, precise_sigmoids, *GUARDS)
 _RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {
     "compensated_sum": "a sum of two terms that cancel keeps their rounding errors (x - m rounded before "
     "1/s - ((x - m)/s)**2/s cancels); fl(a + b) plus the error of the whole, computed exactly per operation, "

@@ -85,12 +85,14 @@ def _inside_one(u: sp.Expr) -> str | None:
     return None
 
 
-def _second_positive(a: sp.Expr, b: sp.Expr) -> str | None:
-    return "its second argument is never positive" if b.is_nonpositive else None
+def _on_second(check: Callable[[sp.Expr], "str | None"]) -> DomainCheck:
+    """A one-argument domain check applied to a two-argument function's second argument."""
 
+    def check_second(a: sp.Expr, b: sp.Expr) -> str | None:
+        reason = check(b)
+        return reason.replace("its argument", "its second argument", 1) if reason else None
 
-def _second_above_minus_one(a: sp.Expr, b: sp.Expr) -> str | None:
-    return "its second argument is never above -1" if (b + 1).is_nonpositive else None
+    return check_second
 
 
 @dataclass(frozen=True)
@@ -177,8 +179,8 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "log_sigmoid": FunctionSpec(1, lambda x: -prim.softplus(-x), "log(sigmoid(x))"),
     "logaddexp": FunctionSpec(2, prim.logaddexp, "log(exp(a) + exp(b))"),
     "log1mexp": FunctionSpec(1, prim.log1mexp, "log(1 - exp(-x))", _positive),
-    "xlogy": FunctionSpec(2, prim.xlogy, "a * log(b), 0 where a == 0", _second_positive),
-    "xlog1py": FunctionSpec(2, prim.xlog1py, "a * log(1 + b), 0 where a == 0", _second_above_minus_one),
+    "xlogy": FunctionSpec(2, prim.xlogy, "a * log(b), 0 where a == 0", _on_second(_positive)),
+    "xlog1py": FunctionSpec(2, prim.xlog1py, "a * log(1 + b), 0 where a == 0", _on_second(_above_minus_one)),
     "hypot": FunctionSpec(2, prim.hypot, "sqrt(a**2 + b**2)"),
     "max": FunctionSpec(2, _max, "the larger of a and b (a at a tie)"),
     "min": FunctionSpec(2, _min, "the smaller of a and b (a at a tie)"),
@@ -231,12 +233,9 @@ _MP.prec = 96
 _SMALLEST_FLOAT64 = 2.0**-1074
 
 
-def _mp_xlogy(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
-    return _MP.zero if a == 0 else a * _MP.log(b)
-
-
-def _mp_xlog1py(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
-    return _MP.zero if a == 0 else a * _MP.log1p(b)
+def _mp_times_log(log: Callable[[mpmath.mpf], mpmath.mpf]) -> Callable[[mpmath.mpf, mpmath.mpf], mpmath.mpf]:
+    """a * log(b), 0 where a == 0 whatever b is (xlogy, xlog1py)."""
+    return lambda a, b: _MP.zero if a == 0 else a * log(b)
 
 
 def _mp_logaddexp(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
@@ -274,8 +273,8 @@ _MP_FUNCTIONS: dict[type, Callable[..., mpmath.mpf]] = {
     prim.log1mexp: lambda u: _MP.log(-_MP.expm1(-u)),
     prim.log1pmx: lambda u: _MP.log1p(u) - u,
     prim.expm1mx: lambda u: _MP.expm1(u) - u,
-    prim.xlogy: _mp_xlogy,
-    prim.xlog1py: _mp_xlog1py,
+    prim.xlogy: _mp_times_log(_MP.log),
+    prim.xlog1py: _mp_times_log(_MP.log1p),
     prim.lgamma: lambda u: prim.lgamma_value(u, _MP),
     prim.lbeta: lambda a, b: prim.lgamma_value(a, _MP) + prim.lgamma_value(b, _MP) - prim.lgamma_value(a + b, _MP),
     sp.polygamma: lambda n, u: prim.polygamma_value(n, u, _MP),

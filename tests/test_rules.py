@@ -60,7 +60,7 @@ from generator.primitives import (
     xlog1py,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, factor_of_its_log, repairs
+from generator.stabilize import ECONOMIES, GUARDS, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 # log1mexp(u) - log(u) = -u/2 + u**2/24 - u**4/2880 + ..., to u**22 (B_2k/(2k*(2k)!) u**2k).
@@ -117,7 +117,7 @@ with mpmath.workdps(50):
     QUINTIC_ROOT = mpmath.mpf(5) ** mpmath.mpf(-0.25)
     QUINTIC_HI, QUINTIC_LO = _split(QUINTIC_ROOT)
     QUINTIC_REST = sp.Float(float(1 / mpmath.sqrt(5)), 17)
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, factor_of_its_log)}
+RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *GUARDS)}
 
 
 def _divergence_form(p: sp.Expr, q: sp.Expr) -> sp.Expr:
