@@ -121,11 +121,22 @@ def _bottom_up(expr: sp.Expr, rewrite: _Rewrite, memo: dict[sp.Basic, sp.Expr]) 
     result = expr
     if expr.args:
         new_args = tuple(_bottom_up(arg, rewrite, memo) for arg in expr.args)
-        if new_args != expr.args:
+        if new_args != expr.args and not _where_into_comparison(expr, new_args):
             result = expr.func(*new_args)
     replaced = rewrite(result)
     memo[expr] = result = result if replaced is None else replaced
     return result
+
+
+def _where_into_comparison(expr: sp.Basic, new_args: tuple[sp.Basic, ...]) -> bool:
+    """Whether rewritten arguments would put a where into a comparison that had none. A
+    comparison decides a branch from the sign of a difference, not its last bits, and a where
+    in it costs SymPy's work: a where's condition holding one is rewritten as an if-then-else, whose sets SymPy solves for
+    (max(log2(log10(x)), log1mexp(y)) took over 300 s in log_of_ratio's variant, fuzz seed
+    2703)."""
+    return isinstance(expr, sp.core.relational.Relational) and not expr.has(sp.Piecewise) and any(
+        arg.has(sp.Piecewise) for arg in new_args
+    )
 
 
 def _top_down(expr: sp.Expr, rewrite: _Rewrite, memo: dict[sp.Basic, sp.Expr]) -> sp.Expr:
@@ -136,7 +147,7 @@ def _top_down(expr: sp.Expr, rewrite: _Rewrite, memo: dict[sp.Basic, sp.Expr]) -
         result = expr
         if expr.args:
             new_args = tuple(_top_down(arg, rewrite, memo) for arg in expr.args)
-            if new_args != expr.args:
+            if new_args != expr.args and not _where_into_comparison(expr, new_args):
                 result = expr.func(*new_args)
     memo[expr] = result
     return result

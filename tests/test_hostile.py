@@ -656,6 +656,10 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # Session 27, seed 2701 (at 70c6d67 too): lgamma's evalf asked whether its argument
         # -softplus(-e) is <= 0, which SymPy cannot order (TypeError, exit 123).
         "hypot(lgamma(log_sigmoid(e)), log1mexp(logaddexp(1, x)))",
+        # Seed 2703 (at 70c6d67 too): log_of_ratio's variant put a where into the max's
+        # comparison, which SymPy rewrote as an if-then-else and solved for its sets
+        # through logcombine (over 300 s); comparisons keep their form now (2 s).
+        "max(log2(log10(x)), log1mexp(y))",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):

@@ -40,6 +40,7 @@ from generator.primitives import (
 from generator.printer import TFPrinter
 from generator.stabilize import (
     RULES,
+    VARIANTS,
     argument_error,
     compensate_arguments,
     compensate_powers,
@@ -724,3 +725,19 @@ def test_compensated_powers_split_an_exponent_float32_does_not_hold() -> None:
     )
     assert plain[:2].min() >= 4, plain
     assert split.max() <= 1.5, split
+
+
+def test_a_rewrite_leaves_a_comparison_without_a_where() -> None:
+    """log_of_ratio writes log(a/b) as a where; in a max's comparison that would put a where
+    into a where's condition, which SymPy rewrites as an if-then-else and solves for its sets
+    (max(log2(log10(x)), log1mexp(y)): over 300 s, fuzz seed 2703). The value is rewritten,
+    the comparison is not."""
+    y = sp.Symbol("y", real=True)
+    a = sp.log(sp.log(x) / 3)
+    form = sp.Piecewise((a, sp.Ge(a, y)), (y, True))
+    rule = next(rule for rule in VARIANTS if rule.name == "log_of_ratio")
+    rewritten = rule(form)
+    (value, condition), _ = rewritten.args
+    assert value.has(sp.Piecewise)
+    assert condition == form.args[0].cond
+
