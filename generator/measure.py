@@ -185,6 +185,11 @@ class _Unsure(Exception):
     """An interval straddles a pole or a branch point: more precision may decide it."""
 
 
+class _Unbounded(Exception):
+    """Not bounded here at any precision (lgamma of a negative number, exp beyond 2**1100):
+    the point is left unmeasured without raising the precision to no end."""
+
+
 def _ends(v: object) -> tuple[mpmath.mpf, mpmath.mpf]:
     """The ends of an interval, exactly (mpmath.mpf(...) would round them to 53 bits)."""
     lo, hi = v._mpi_  # type: ignore[attr-defined]
@@ -306,6 +311,8 @@ def _exp(v: object) -> object:
     for x < 0 (e > 2), which round as the true value does; above +_EXP_FAR no finite upper
     bound (exp(exp(3e38)) stays undecided)."""
     lo, hi = _ends(v)
+    if lo > _EXP_FAR:
+        raise _Unbounded
     if hi > _EXP_FAR:
         raise _Unsure
     if lo >= -_EXP_FAR:
@@ -403,19 +410,27 @@ def _lgamma(v: object) -> object:
     """log|gamma|: decreasing up to its minimum at 1.4616..., increasing beyond. Below 0 (poles at
     each integer, a maximum between) not bounded here: the point is left unmeasured."""
     lo, hi = _ends(v)
-    if lo <= 0:
-        raise _Unsure
+    _positive_or_unbounded(lo, hi)
     ends = [_point(mpmath.loggamma, end, _GAMMA_GUARD) for end in (lo, hi)]
     low = _point(mpmath.loggamma, _LGAMMA_MIN_AT, _GAMMA_GUARD) if lo < _LGAMMA_MIN_AT < hi else min(ends)
     return _result((lo, hi), low, max(ends))
+
+
+def _positive_or_unbounded(lo: mpmath.mpf, hi: mpmath.mpf) -> None:
+    """lgamma's and polygamma's interval argument is above 0, or raise: _Unbounded where it is
+    all at or below 0 (lgamma(x) - lgamma(y) at x = -74 took the other term to 16384 bits, 1.4 s
+    a point in the accuracy benchmark's sampling), _Unsure where it straddles 0."""
+    if hi <= 0:
+        raise _Unbounded
+    if lo <= 0:
+        raise _Unsure
 
 
 def _polygamma(n: object, v: object) -> object:
     """polygamma(n, x), monotone for x > 0 (increasing for n = 0 and even n, decreasing for odd n).
     Below 0 (poles at each integer), as _lgamma."""
     order, (lo, hi) = int(_ends(n)[0]), _ends(v)
-    if lo <= 0:
-        raise _Unsure
+    _positive_or_unbounded(lo, hi)
     ends = [_point(lambda t: mpmath.psi(order, t), end, _GAMMA_GUARD) for end in (lo, hi)]
     return _result((lo, hi), min(ends), max(ends))
 
@@ -566,7 +581,7 @@ def _evaluate(
     try:
         for prec in PRECISIONS:
             iv.prec = prec
-            singular = 0
+            singular = unbounded = 0
             for fn in forms:
                 try:
                     lo, hi = _ends(fn([_enclose(a, a) for a in args]))
@@ -574,6 +589,9 @@ def _evaluate(
                     return _Complex
                 except _Singular:
                     singular += 1
+                    continue
+                except _Unbounded:
+                    unbounded += 1
                     continue
                 except _Unsure:
                     continue
@@ -583,6 +601,8 @@ def _evaluate(
                     return lo  # any point of the interval rounds as the true value does
             if singular == len(forms):
                 return _Singular
+            if unbounded == len(forms):
+                return None
         return None
     finally:
         iv.prec = saved

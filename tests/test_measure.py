@@ -287,3 +287,28 @@ def test_importing_measure_does_not_import_tensorflow() -> None:
     code = "import sys, generator.measure; sys.exit('tensorflow' in sys.modules)"
     root = Path(__file__).resolve().parent.parent
     assert subprocess.run([sys.executable, "-c", code], cwd=root, check=False).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "expression, point",
+    [
+        ("lgamma(x) - lgamma(y)", (-74.25, 68.25)),  # lgamma below 0 is not bounded here
+        ("digamma(x) + exp(y)", (-3.5, 2.0)),
+        ("exp(exp(x)) + y", (800.0, 1.0)),  # exp beyond 2**1100
+    ],
+)
+def test_a_point_no_precision_can_bound_is_left_at_the_first(monkeypatch, expression, point) -> None:
+    """A term that no precision can bound leaves the point unmeasured at the first precision:
+    the accuracy benchmark's sampling took lgamma(x) - lgamma(y)'s other term to 16384 bits at
+    each such point (1.4 s a point)."""
+    reference = measure.Reference(expression, ["x", "y"], FLOAT32)
+    precisions: list[int] = []
+    ends = measure._ends
+
+    def recorded(v):
+        precisions.append(measure.iv.prec)
+        return ends(v)
+
+    monkeypatch.setattr(measure, "_ends", recorded)
+    assert reference.value((), point) is None
+    assert max(precisions) == measure.PRECISIONS[0]
