@@ -2419,6 +2419,52 @@ def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
     )
 
 
+# For f = erf, erfc, tanh, which tend to constants at both ends: f(a) - f(b) where a + b is
+# above `far` (both large, or one larger than the other is small), where it is below -far,
+# and between, from complements that keep their bits where f rounds to its limit
+# (erf(u) = 1 - erfc(u) = erfc(-u) - 1; tanh(u) = 1 - 2*sigmoid(-2u) = 2*sigmoid(2u) - 1).
+_SATURATED_DIFFERENCES: dict[type, tuple[Callable[[sp.Expr, sp.Expr], sp.Expr], ...]] = {
+    sp.erf: (
+        lambda a, b: erfc(b) - erfc(a),
+        lambda a, b: erfc(-a) - erfc(-b),
+        lambda a, b: sp.erf(a) - sp.erf(b),
+    ),
+    erfc: (
+        lambda a, b: erfc(a) - erfc(b),
+        lambda a, b: erfc(-b) - erfc(-a),
+        lambda a, b: sp.erf(b) - sp.erf(a),
+    ),
+    sp.tanh: (
+        lambda a, b: 2 * (sigmoid(-2 * b) - sigmoid(-2 * a)),
+        lambda a, b: 2 * (sigmoid(2 * a) - sigmoid(2 * b)),
+        lambda a, b: sp.tanh(a) - sp.tanh(b),
+    ),
+}
+
+
+def _saturated_difference(node: sp.Expr) -> sp.Expr | None:
+    """f(a) - f(b) for f = erf, erfc or tanh, with a where on a + b: both terms round to f's
+    limit where a and b are far out on one side (erf(-4) - erf(-1e27) is -1 - -1 = 0, truth
+    1.5e-8, a normal interval probability's tail; tanh(10.6) - tanh(19.7) is 1 - 1, truth
+    -1.2e-9), and their complements there do not. Near a + b = 0 the complements round to
+    their middle value (erfc(1e-10) - erfc(3e-10) is 1 - 1), so there f's own difference
+    stays, erfc's as erf(b) - erf(a)."""
+    found = _pair_of_opposites(node, lambda f: type(f) in _SATURATED_DIFFERENCES and not f.args[0].is_number)
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    if type(plus) is not type(minus):
+        return None
+    if c.is_negative:  # f(a) - f(b) matched from its negative term
+        c, plus, minus = -c, minus, plus
+    (a,), (b,) = plus.args, minus.args
+    above, below, between = _SATURATED_DIFFERENCES[type(plus)]
+    far = 2 if isinstance(plus, sp.tanh) else 1
+    return rest + c * sp.Piecewise(
+        (above(a, b), a + b > far), (below(a, b), a + b < -far), (between(a, b), True)
+    )
+
+
 def _sigmoid_slope_gap(node: sp.Expr) -> sp.Expr | None:
     """sigmoid(a)*sigmoid(-a) - sigmoid(b)*sigmoid(-b) = (sigmoid(a) - sigmoid(b))*(sigmoid(-a)
     - sigmoid(b)), each factor as sigmoid_gap writes it: the slopes cancel where a is near b
@@ -3268,6 +3314,11 @@ VARIANTS: tuple[Rule, ...] = (
         "sigmoid_gap",
         "sigmoid(a) - sigmoid(b) cancels where a is near b or both are large; -expm1(b - a)*sigmoid(a)*sigmoid(-b) does not",
         _sigmoid_gap,
+    ),
+    Rule(
+        "saturated_difference",
+        "erf(a) - erf(b) and tanh(a) - tanh(b) are 1 - 1 = 0 where a and b are both far out on one side; erfc(b) - erfc(a) and 2*(sigmoid(-2b) - sigmoid(-2a)) are not",
+        _saturated_difference,
     ),
     Rule(
         "sigmoid_slope_gap",

@@ -292,6 +292,30 @@ def test_difference_of_exponentials_where_they_cancel_or_overflow(load_module) -
     _check(fn, sp.exp(x) - sp.exp(y), [x, y], points)
 
 
+@pytest.mark.parametrize(
+    "text, name, truth, tol",
+    [
+        # A normal interval probability, Phi(y) - Phi(x): both round to 0 or both to 1 in
+        # the tails (erf(-4) - erf(-1e27) was -1 - -1 = 0, truth 1.5e-8). x/sqrt(2) is
+        # rounded, and erfc multiplies its relative error by 2*u**2 (81 at u = 9/sqrt(2)).
+        (
+            "(erf(y/sqrt(2)) - erf(x/sqrt(2)))/2",
+            "normal_interval",
+            lambda x, y: (sp.erf(y / sp.sqrt(2)) - sp.erf(x / sp.sqrt(2))) / 2,
+            1e-5,
+        ),
+        ("erfc(x) - erfc(y)", "erfc_gap", lambda x, y: sp.erfc(x) - sp.erfc(y), TOL),
+        # tanh(10.6) - tanh(19.7) was 1 - 1 = 0, truth -1.2e-9.
+        ("tanh(x) - tanh(y)", "tanh_gap", lambda x, y: sp.tanh(x) - sp.tanh(y), TOL),
+    ],
+)
+def test_differences_of_saturating_functions_in_their_tails(load_module, text, name, truth, tol) -> None:
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = getattr(load_module(text, name, ["x", "y"]), name)
+    points = [(-6.0, -5.5), (5.5, 6.0), (10.5, 11.0), (-9.0, -8.75), (1e-10, 3e-10), (-0.5, 2.0)]
+    _check(fn, truth(x, y), [x, y], points, tol)
+
+
 def test_hellinger_curvature_where_the_half_power_flushes(load_module) -> None:
     # (sqrt(x) - sqrt(y))**2's d2/dx2 = sqrt(y)/(2*x**(3/2)): x**(3/2) flushes to 0 below
     # 1e-26, inf where the truth is 2.9e36 at x = y = 1.7e-37. Divided step by step:

@@ -1215,6 +1215,44 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (float(np.float32(1.16e-13)),), y: (0.0,)},
     ),
+    # erf(-4) and erf(-1e27) both round to -1: the difference is 0, the truth 1.5e-8 (a
+    # normal interval probability's lower tail); erfc(4) keeps it. Near 0 the erfc's would
+    # both round to 1 (erf(1e-10) - erf(3e-10)), so the difference stays there (erfc's case).
+    Case(
+        "saturated_difference",
+        sp.erf(x) - sp.erf(y),
+        sp.Piecewise(
+            (erfc(y) - erfc(x), x + y > 1),
+            (erfc(-x) - erfc(-y), x + y < -1),
+            (sp.erf(x) - sp.erf(y), True),
+        ),
+        {x: (-4.0, 4.0), y: (-1e27, 46.97)},
+    ),
+    # erfc(x) - erfc(y) is 2 - 2 at x = -4, y = -1e27 (truth -1.5e-8), and 1 - 1 at 1e-38,
+    # 4.8e-9 (truth -5.4e-9), where erf(y) - erf(x) is exact.
+    Case(
+        "saturated_difference",
+        erfc(x) - erfc(y),
+        sp.Piecewise(
+            (erfc(x) - erfc(y), x + y > 1),
+            (erfc(-y) - erfc(-x), x + y < -1),
+            (sp.erf(y) - sp.erf(x), True),
+        ),
+        {x: (-4.0, 1.1754944e-38), y: (-1e27, 4.7736126e-09)},
+        label="erfc",
+    ),
+    # tanh(10.6) and tanh(19.7) both round to 1: the difference is 0, the truth -1.2e-9.
+    Case(
+        "saturated_difference",
+        sp.tanh(x) - sp.tanh(y),
+        sp.Piecewise(
+            (2 * (sigmoid(-2 * y) - sigmoid(-2 * x)), x + y > 2),
+            (2 * (sigmoid(2 * x) - sigmoid(2 * y)), x + y < -2),
+            (sp.tanh(x) - sp.tanh(y), True),
+        ),
+        {x: (10.606061, -71.21212), y: (19.69697, -10.606061)},
+        label="tanh",
+    ),
     # sigmoid'(x) - sigmoid'(x - 1) is 0 at x = 1/2 and 1e-9 next to it, where the slopes
     # (0.235) cancel; the second gap has expm1(2*x - 1), exact there.
     Case(
@@ -1931,6 +1969,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("softplus_difference", logaddexp(x, y) - logaddexp(t, 2 * y)),  # nothing shared
     # A sum of sigmoids; the log of a difference with more beside it.
     ("sigmoid_gap", sigmoid(x) + sigmoid(y)),
+    # Two different functions; a sum, not a difference; a constant term.
+    ("saturated_difference", sp.erf(x) - sp.tanh(y)),
+    ("saturated_difference", sp.erf(x) + sp.erf(y)),
+    ("saturated_difference", sp.tanh(x) - sp.tanh(2)),
     # Slopes with different coefficients; a product that is not a slope.
     ("sigmoid_slope_gap", sigmoid(x) * sigmoid(-x) - 2 * sigmoid(y) * sigmoid(-y)),
     ("sigmoid_slope_gap", sigmoid(x) * sigmoid(-x) - sigmoid(y) * sigmoid(y)),
