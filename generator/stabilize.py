@@ -2465,6 +2465,39 @@ def _saturated_difference(node: sp.Expr) -> sp.Expr | None:
     )
 
 
+def _log_of_saturated_difference(node: sp.Expr) -> sp.Expr | None:
+    """log(c*(f(a) - f(b))), c > 0, for f = erf, erfc or tanh, in log space: the difference
+    underflows where both are far out on one side and its log is finite (an ordered probit's
+    log-likelihood log(Phi(b) - Phi(a)): log(erfc(10) - erfc(11)) is log(0) in float32, truth
+    -104.0). tanh as 2*(sigmoid(2a) - sigmoid(2b)), by log_sigmoid_gap's identity; erf and
+    erfc by log(erfc(p)) + log1mexp(log(erfc(p)) - log(erfc(q))), p < q, where
+    saturated_difference takes the complements, each log(erfc(u)) as log_erfc writes it."""
+    if not isinstance(node, sp.log):
+        return None
+    c, arg = sp.factor_terms(node.args[0]).as_coeff_Mul()
+    found = _pair_of_opposites(arg, lambda f: type(f) in _SATURATED_DIFFERENCES and not f.args[0].is_number)
+    if not c.is_positive or found is None or found[3] != 0 or type(found[1]) is not type(found[2]):
+        return None
+    k, plus, minus, _ = found
+    if k.is_negative:
+        k, plus, minus = -k, minus, plus
+    c *= k
+    (a,), (b,) = plus.args, minus.args
+    if isinstance(plus, sp.tanh):
+        return _log_of_sigmoid_gap(sp.log(2 * c * (sigmoid(2 * a) - sigmoid(2 * b))))
+    upper, lower = ((b, a), (-a, -b)) if isinstance(plus, sp.erf) else ((a, b), (-b, -a))
+    between = _SATURATED_DIFFERENCES[type(plus)][2](a, b)
+    return sp.log(c) + sp.Piecewise(
+        (_log_erfc_gap(*upper), a + b > 1), (_log_erfc_gap(*lower), a + b < -1), (sp.log(between), True)
+    )
+
+
+def _log_erfc_gap(p: sp.Expr, q: sp.Expr) -> sp.Expr:
+    """log(erfc(p) - erfc(q)) for p < q, from the two logs."""
+    log_p, log_q = (_log_of_erfc(sp.log(erfc(u))) for u in (p, q))
+    return log_p + log1mexp(log_p - log_q)
+
+
 def _sigmoid_slope_gap(node: sp.Expr) -> sp.Expr | None:
     """sigmoid(a)*sigmoid(-a) - sigmoid(b)*sigmoid(-b) = (sigmoid(a) - sigmoid(b))*(sigmoid(-a)
     - sigmoid(b)), each factor as sigmoid_gap writes it: the slopes cancel where a is near b
@@ -3319,6 +3352,11 @@ VARIANTS: tuple[Rule, ...] = (
         "saturated_difference",
         "erf(a) - erf(b) and tanh(a) - tanh(b) are 1 - 1 = 0 where a and b are both far out on one side; erfc(b) - erfc(a) and 2*(sigmoid(-2b) - sigmoid(-2a)) are not",
         _saturated_difference,
+    ),
+    Rule(
+        "log_saturated_gap",
+        "log(erf(a) - erf(b)) and log(tanh(a) - tanh(b)) are log(0) where the difference underflows; log(erfc(p)) + log1mexp(log(erfc(p)) - log(erfc(q))) and log1mexp(2(a - b)) - softplus(-2a) - softplus(2b) are not",
+        _log_of_saturated_difference,
     ),
     Rule(
         "sigmoid_slope_gap",

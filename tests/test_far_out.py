@@ -316,6 +316,20 @@ def test_differences_of_saturating_functions_in_their_tails(load_module, text, n
     _check(fn, truth(x, y), [x, y], points, tol)
 
 
+def test_log_of_an_erf_difference_in_its_tails(load_module) -> None:
+    # An ordered probit's log-likelihood: log(erf(11) - erf(10)) was log(1 - 1) = -inf, truth
+    # -102.88 (log_saturated_gap, in log space from log_erfc's forms). Its slopes in the
+    # tails are left (docs/fuzzing.md, session 28): f only.
+    import tensorflow as tf
+
+    fn = load_module("log(erf(y) - erf(x))", "log_erf_gap", ["x", "y"]).log_erf_gap
+    points = [(10.0, 11.0), (-11.0, -10.0), (4.0, 5.0), (20.0, 30.0), (-0.5, 0.25)]
+    got = fn(tf.constant([p[0] for p in points]), tf.constant([p[1] for p in points])).numpy()
+    with mpmath.workdps(80):
+        truth = [float(mpmath.log(mpmath.erfc(a) - mpmath.erfc(b))) for a, b in points]
+    np.testing.assert_allclose(got, truth, rtol=1e-6)
+
+
 def test_hellinger_curvature_where_the_half_power_flushes(load_module) -> None:
     # (sqrt(x) - sqrt(y))**2's d2/dx2 = sqrt(y)/(2*x**(3/2)): x**(3/2) flushes to 0 below
     # 1e-26, inf where the truth is 2.9e36 at x = y = 1.7e-37. Divided step by step:

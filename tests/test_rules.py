@@ -120,6 +120,13 @@ with mpmath.workdps(50):
 RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *GUARDS)}
 
 
+def _log_erfc_gap(p: sp.Expr, q: sp.Expr) -> sp.Expr:
+    """log(erfc(p) - erfc(q)), p < q, as log_saturated_gap writes it: L(p) + log1mexp(L(p) - L(q)),
+    L(u) = log(erfc(u)) as log_erfc writes it."""
+    log_p, log_q = (RULE_BY_NAME["log_erfc"].rewrite(sp.log(erfc(u))) for u in (p, q))
+    return log_p + log1mexp(log_p - log_q)
+
+
 def _divergence_form(p: sp.Expr, q: sp.Expr) -> sp.Expr:
     """softplus(q) - softplus(p) - sigmoid(p)*(q - p), as softplus_divergence writes it."""
     d, s = sp.expand(q - p), sigmoid(p)
@@ -1253,6 +1260,32 @@ CASES: tuple[Case, ...] = (
         {x: (10.606061, -71.21212), y: (19.69697, -10.606061)},
         label="tanh",
     ),
+    # log(tanh(y) - tanh(x)) is log(1 - 1) = -inf at x = 10, y = 11 (truth -20.0): as
+    # sigmoids, by log_sigmoid_gap's identity, in log space everywhere.
+    Case(
+        "log_saturated_gap",
+        sp.log(sp.tanh(y) - sp.tanh(x)),
+        sp.log(2) + log1mexp(2 * y - 2 * x) - softplus(-2 * y) - softplus(2 * x),
+        {x: (10.0, -11.0, 20.0, -30.0), y: (11.0, -10.0, 30.0, -20.0)},
+        label="tanh",
+    ),
+    # An ordered probit's log-likelihood: log(erf(11) - erf(10)) is log(1 - 1) = -inf
+    # (truth -104.0), and log(erf(-10) - erf(-11)) the same; from the logs of the erfc's,
+    # each as log_erfc writes it.
+    Case(
+        "log_saturated_gap",
+        sp.log(sp.erf(y) - sp.erf(x)),
+        sp.Piecewise(
+            (_log_erfc_gap(x, y), x + y > 1),
+            (_log_erfc_gap(-y, -x), x + y < -1),
+            (sp.log(sp.erf(y) - sp.erf(x)), True),
+        ),
+        {x: (10.0, -11.0, 4.0, -5.0, 20.0), y: (11.0, -10.0, 5.0, -4.0, 30.0)},
+        # The naive shape at 60 digits keeps 15 of erf(11) - erf(10) = 2e-45, none of
+        # erf(30) - erf(20): the truth from log(erfc(x) - erfc(y)) at 80 digits.
+        tolerance=1e-12,
+        truth=(-102.8798890255348, -102.8798890255348, -17.98787804037309, -17.98787804037309, -403.56934333410425),
+    ),
     # sigmoid'(x) - sigmoid'(x - 1) is 0 at x = 1/2 and 1e-9 next to it, where the slopes
     # (0.235) cancel; the second gap has expm1(2*x - 1), exact there.
     Case(
@@ -1973,6 +2006,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("saturated_difference", sp.erf(x) - sp.tanh(y)),
     ("saturated_difference", sp.erf(x) + sp.erf(y)),
     ("saturated_difference", sp.tanh(x) - sp.tanh(2)),
+    # More beside the difference in the log; unequal coefficients.
+    ("log_saturated_gap", sp.log(sp.erf(y) - sp.erf(x) + 1)),
+    ("log_saturated_gap", sp.log(sp.tanh(y) - sp.tanh(x) / 2)),
     # Slopes with different coefficients; a product that is not a slope.
     ("sigmoid_slope_gap", sigmoid(x) * sigmoid(-x) - 2 * sigmoid(y) * sigmoid(-y)),
     ("sigmoid_slope_gap", sigmoid(x) * sigmoid(-x) - sigmoid(y) * sigmoid(y)),
