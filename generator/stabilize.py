@@ -131,9 +131,9 @@ def _bottom_up(expr: sp.Expr, rewrite: _Rewrite, memo: dict[sp.Basic, sp.Expr]) 
 def _where_into_comparison(expr: sp.Basic, new_args: tuple[sp.Basic, ...]) -> bool:
     """Whether rewritten arguments would put a where into a comparison that had none. A
     comparison decides a branch from the sign of a difference, not its last bits, and a where
-    in it costs SymPy's work: a where's condition holding one is rewritten as an if-then-else, whose sets SymPy solves for
-    (max(log2(log10(x)), log1mexp(y)) took over 300 s in log_of_ratio's variant, fuzz seed
-    2703)."""
+    in it costs SymPy's work: a where's condition holding one is rewritten as an
+    if-then-else, whose sets SymPy solves for (max(log2(log10(x)), log1mexp(y)) took over
+    300 s in log_of_ratio's variant, fuzz seed 2703)."""
     return isinstance(expr, sp.core.relational.Relational) and not expr.has(sp.Piecewise) and any(
         arg.has(sp.Piecewise) for arg in new_args
     )
@@ -2420,9 +2420,9 @@ def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
 
 
 # For f = erf, erfc, tanh, which tend to constants at both ends: f(a) - f(b) where a + b is
-# above `far` (both large, or one larger than the other is small), where it is below -far,
-# and between, from complements that keep their bits where f rounds to its limit
-# (erf(u) = 1 - erfc(u) = erfc(-u) - 1; tanh(u) = 1 - 2*sigmoid(-2u) = 2*sigmoid(2u) - 1).
+# above a bound, below its negative, and between; the first two from complements that keep
+# their bits where f rounds to its limit (erf(u) = 1 - erfc(u) = erfc(-u) - 1; tanh(u) =
+# 1 - 2*sigmoid(-2u) = 2*sigmoid(2u) - 1).
 _SATURATED_DIFFERENCES: dict[type, tuple[Callable[[sp.Expr, sp.Expr], sp.Expr], ...]] = {
     sp.erf: (
         lambda a, b: erfc(b) - erfc(a),
@@ -2442,6 +2442,17 @@ _SATURATED_DIFFERENCES: dict[type, tuple[Callable[[sp.Expr, sp.Expr], sp.Expr], 
 }
 
 
+def _saturated_pair(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
+    """(c > 0, f(a), f(b), the rest) for a sum c*f(a) - c*f(b) + rest, f one of
+    _SATURATED_DIFFERENCES' functions of an input, the same in both terms."""
+    found = _pair_of_opposites(node, lambda f: type(f) in _SATURATED_DIFFERENCES and not f.args[0].is_number)
+    if found is None or type(found[1]) is not type(found[2]):
+        return None
+    c, plus, minus, rest = found
+    # f(a) - f(b) matched from its negative term.
+    return (-c, minus, plus, rest) if c.is_negative else found
+
+
 def _saturated_difference(node: sp.Expr) -> sp.Expr | None:
     """f(a) - f(b) for f = erf, erfc or tanh, with a where on a + b: both terms round to f's
     limit where a and b are far out on one side (erf(-4) - erf(-1e27) is -1 - -1 = 0, truth
@@ -2449,14 +2460,10 @@ def _saturated_difference(node: sp.Expr) -> sp.Expr | None:
     -1.2e-9), and their complements there do not. Near a + b = 0 the complements round to
     their middle value (erfc(1e-10) - erfc(3e-10) is 1 - 1), so there f's own difference
     stays, erfc's as erf(b) - erf(a)."""
-    found = _pair_of_opposites(node, lambda f: type(f) in _SATURATED_DIFFERENCES and not f.args[0].is_number)
+    found = _saturated_pair(node)
     if found is None:
         return None
     c, plus, minus, rest = found
-    if type(plus) is not type(minus):
-        return None
-    if c.is_negative:  # f(a) - f(b) matched from its negative term
-        c, plus, minus = -c, minus, plus
     (a,), (b,) = plus.args, minus.args
     above, below, between = _SATURATED_DIFFERENCES[type(plus)]
     far = 2 if isinstance(plus, sp.tanh) else 1
@@ -2469,18 +2476,16 @@ def _log_of_saturated_difference(node: sp.Expr) -> sp.Expr | None:
     """log(c*(f(a) - f(b))), c > 0, for f = erf, erfc or tanh, in log space: the difference
     underflows where both are far out on one side and its log is finite (an ordered probit's
     log-likelihood log(Phi(b) - Phi(a)): log(erfc(10) - erfc(11)) is log(0) in float32, truth
-    -104.0). tanh as 2*(sigmoid(2a) - sigmoid(2b)), by log_sigmoid_gap's identity; erf and
+    -102.9). tanh as 2*(sigmoid(2a) - sigmoid(2b)), by log_sigmoid_gap's identity; erf and
     erfc by log(erfc(p)) + log1mexp(log(erfc(p)) - log(erfc(q))), p < q, where
     saturated_difference takes the complements, each log(erfc(u)) as log_erfc writes it."""
     if not isinstance(node, sp.log):
         return None
     c, arg = sp.factor_terms(node.args[0]).as_coeff_Mul()
-    found = _pair_of_opposites(arg, lambda f: type(f) in _SATURATED_DIFFERENCES and not f.args[0].is_number)
-    if not c.is_positive or found is None or found[3] != 0 or type(found[1]) is not type(found[2]):
+    found = _saturated_pair(arg)
+    if not c.is_positive or found is None or found[3] != 0:
         return None
     k, plus, minus, _ = found
-    if k.is_negative:
-        k, plus, minus = -k, minus, plus
     c *= k
     (a,), (b,) = plus.args, minus.args
     if isinstance(plus, sp.tanh):
