@@ -798,15 +798,15 @@ _TAIL_PAIRS = ((10.0, 11.0), (-11.0, -10.0), (20.0, 30.0), (-30.0, -20.0))
 def moderate_points(n_vars: int) -> np.ndarray:
     """Points with one input at +-60, or two in one tail (_TAIL_PAIRS), and the others
     ordinary, shape (n_vars, n); none for one input (its grid holds them)."""
+    one = _beside_ordinary(n_vars, _MODERATE, _MODERATE_BESIDE)
     if n_vars == 1:
-        return np.zeros((1, 0))
-    columns = _one_input_at(n_vars, _MODERATE, _MODERATE_BESIDE, 1)
-    for i, j in itertools.permutations(range(n_vars), 2):
-        for a, b in _TAIL_PAIRS:
-            column = [_MODERATE_BESIDE[m % len(_MODERATE_BESIDE)] for m in range(n_vars)]
-            column[i], column[j] = a, b
-            columns.append(column)
-    points = np.array(columns, dtype=np.float32).astype(np.float64).T
+        return one
+    tails = [
+        [a if m == i else b if m == j else _MODERATE_BESIDE[m % len(_MODERATE_BESIDE)] for m in range(n_vars)]
+        for i, j in itertools.permutations(range(n_vars), 2)
+        for a, b in _TAIL_PAIRS
+    ]
+    points = np.concatenate([one, np.array(tails, dtype=np.float32).astype(np.float64).T], axis=1)
     points.setflags(write=False)
     return points
 

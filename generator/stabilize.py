@@ -2419,22 +2419,25 @@ def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
     )
 
 
-# For f = erf, erfc, tanh, which tend to constants at both ends: f(a) - f(b) where a + b is
-# above a bound, below its negative, and between; the first two from complements that keep
-# their bits where f rounds to its limit (erf(u) = 1 - erfc(u) = erfc(-u) - 1; tanh(u) =
-# 1 - 2*sigmoid(-2u) = 2*sigmoid(2u) - 1).
-_SATURATED_DIFFERENCES: dict[type, tuple[Callable[[sp.Expr, sp.Expr], sp.Expr], ...]] = {
+# For f = erf, erfc, tanh, which tend to constants at both ends: the bound on a + b, and
+# f(a) - f(b) above it, below its negative, and between; the first two from complements that
+# keep their bits where f rounds to its limit (erf(u) = 1 - erfc(u) = erfc(-u) - 1;
+# tanh(u) = 1 - 2*sigmoid(-2u) = 2*sigmoid(2u) - 1).
+_SATURATED_DIFFERENCES: dict[type, tuple[int, Callable[[sp.Expr, sp.Expr], sp.Expr], ...]] = {
     sp.erf: (
+        1,
         lambda a, b: erfc(b) - erfc(a),
         lambda a, b: erfc(-a) - erfc(-b),
         lambda a, b: sp.erf(a) - sp.erf(b),
     ),
     erfc: (
+        1,
         lambda a, b: erfc(a) - erfc(b),
         lambda a, b: erfc(-b) - erfc(-a),
         lambda a, b: sp.erf(b) - sp.erf(a),
     ),
     sp.tanh: (
+        2,
         lambda a, b: 2 * (sigmoid(-2 * b) - sigmoid(-2 * a)),
         lambda a, b: 2 * (sigmoid(2 * a) - sigmoid(2 * b)),
         lambda a, b: sp.tanh(a) - sp.tanh(b),
@@ -2465,8 +2468,7 @@ def _saturated_difference(node: sp.Expr) -> sp.Expr | None:
         return None
     c, plus, minus, rest = found
     (a,), (b,) = plus.args, minus.args
-    above, below, between = _SATURATED_DIFFERENCES[type(plus)]
-    far = 2 if isinstance(plus, sp.tanh) else 1
+    far, above, below, between = _SATURATED_DIFFERENCES[type(plus)]
     return rest + c * sp.Piecewise(
         (above(a, b), a + b > far), (below(a, b), a + b < -far), (between(a, b), True)
     )
@@ -2491,9 +2493,9 @@ def _log_of_saturated_difference(node: sp.Expr) -> sp.Expr | None:
     if isinstance(plus, sp.tanh):
         return _log_of_sigmoid_gap(sp.log(2 * c * (sigmoid(2 * a) - sigmoid(2 * b))))
     upper, lower = ((b, a), (-a, -b)) if isinstance(plus, sp.erf) else ((a, b), (-b, -a))
-    between = _SATURATED_DIFFERENCES[type(plus)][2](a, b)
+    far, _, _, between = _SATURATED_DIFFERENCES[type(plus)]
     return sp.log(c) + sp.Piecewise(
-        (_log_erfc_gap(*upper), a + b > 1), (_log_erfc_gap(*lower), a + b < -1), (sp.log(between), True)
+        (_log_erfc_gap(*upper), a + b > far), (_log_erfc_gap(*lower), a + b < -far), (sp.log(between(a, b)), True)
     )
 
 
