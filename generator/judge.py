@@ -549,8 +549,12 @@ def _tanh_softplus_slope(u: np.ndarray) -> np.ndarray:
 def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, ...]:
     # As the printed helper, in float64 (its float64 regimes: start 2, 64 levels and their
     # tail's fixed point), rounded to u's dtype.
+    # Plain arrays: inside `evaluate`, u flushes at every operation (_Flushed), and the 64
+    # levels made the helper 0.4 of the judge's time for log(erf(y) - erf(x)). In float64 none
+    # of its intermediates is subnormal where the float32 result is not 0; the results are
+    # flushed where it is called (NUMPY_FUNCTIONS).
     u = np.asanyarray(u)
-    w = u.astype(np.float64)
+    w = u.view(np.ndarray).astype(np.float64)
     near = w < 2.0
     w_near = np.where(near, w, 0.0)
     w_far = np.maximum(w, 2.0)

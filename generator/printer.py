@@ -9,6 +9,7 @@ Hands on: strings of Python code for the templates.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -125,8 +126,10 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
 _BARE_PRODUCT = re.compile(r"(?<=[^\s*])([*/])(?=[^\s*])")
 
 
+@functools.lru_cache(maxsize=4096)
 def number_literal(value: sp.Expr) -> str:
-    """A Python float literal for a real SymPy number (exact to double precision)."""
+    """A Python float literal for a real SymPy number (exact to double precision).
+    Cached: the judge prints each candidate, and candidates share their constants."""
     if value.is_Integer:
         return f"{int(value)}.0" if abs(int(value)) < 10**15 else repr(float(value))
     try:

@@ -1897,6 +1897,8 @@ def _as_polynomial(p: sp.Expr) -> tuple[sp.Expr, list[sp.Expr]] | None:
     # ipow(x/y, 2), which balance_ratio makes of x**2/y**2: a polynomial in x/y.
     bases += [f.args[0] for f in p.atoms(ipow) if f.args[1] >= 2]
     for u in sorted(dict.fromkeys([*bases, *p.free_symbols]), key=sp.default_sort_key):
+        if not _polynomial_shape(p, u):
+            continue
         d = sp.Dummy("u", real=True)
         q = p.xreplace({u: d})
         if q.free_symbols != {d} or not q.is_polynomial(d):
@@ -1905,6 +1907,21 @@ def _as_polynomial(p: sp.Expr) -> tuple[sp.Expr, list[sp.Expr]] | None:
         if all(c.is_number for c in coeffs):
             return u, coeffs
     return None
+
+
+def _polynomial_shape(p: sp.Expr, u: sp.Expr) -> bool:
+    """Whether `p` is built of u, constants, sums, products and powers (Pow, ipow) to
+    integers >= 0: true of every polynomial in u that _as_polynomial finds, and quick to
+    refute. Replacing u rebuilds the whole tree (a nest of wheres in log(erf(y) - erf(x))'s
+    partials: 13 ms a try), so only a sum of this shape is tried."""
+    if p == u or not p.free_symbols:
+        return True
+    if isinstance(p, (sp.Add, sp.Mul)):
+        return all(_polynomial_shape(a, u) for a in p.args)
+    if isinstance(p, (sp.Pow, ipow)):
+        base, k = p.args
+        return k.is_Integer and k >= 0 and _polynomial_shape(base, u)
+    return False
 
 
 def _reversed(coeffs: list[sp.Expr], u: sp.Expr) -> sp.Expr:

@@ -45,3 +45,17 @@ def test_runtime_prints_its_tables(capsys: pytest.CaptureFixture[str]) -> None:
         assert f"| softplus | tf.math.softplus | {mode} " in out
     assert "## Peak memory" in out
     assert "agrees with its reference" in out
+
+
+def test_latency_times_another_suite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # --suite: the hard inputs' list, shown without the suite's targets and written beside it.
+    latency = _load("latency")
+    suite = tmp_path / "few.toml"
+    suite.write_text('[[function]]\nname = "cube"\nexpr = "x**3"\nvars = ["x"]\n')
+    output = tmp_path / "few.md"
+    argv = ["--quick", "--suite", str(suite), "--repeats", "1", "--suite-repeats", "1", "--output", str(output)]
+    assert latency.main(argv) == 0
+    text = output.read_text()
+    assert "## 2. Suite (" in text and "few.toml): 1 functions" in text
+    assert "| cube " in text
+    assert "target <= 3 s" not in text and "Target <= 20 s" not in text
