@@ -338,6 +338,18 @@ def test_log_of_an_erf_difference_in_its_tails(load_module) -> None:
         np.testing.assert_allclose(got[index].numpy(), [float(v) for v in values], rtol=1e-5, atol=1e-37, err_msg=str(index))
 
 
+def test_cosh_difference_where_exp_overflows_and_near_zero(load_module) -> None:
+    # cosh and sinh printed from exp(u) overflowed for 88.7 < |u| < 89.4 (sinh(89) = 2.2e38
+    # was inf in f' and f''), and cosh(x) - cosh(y) was 1 - 1 = 0 near 0 (truth -1.1e-17 at
+    # x = 2.5e-38, y = 4.8e-9); half_argument's forms keep both, and x = y = 100, where both
+    # terms overflow, is 0 (was inf - inf). Its price: sinh(u) = 2*sinh(u/2)*cosh(u/2)
+    # flushes for |u| < 2.4e-38, where u/2 is subnormal (the slope at 1.2e-38 is 0).
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module("cosh(x) - cosh(y)", "cosh_gap", ["x", "y"]).cosh_gap
+    points = [(89.0, 0.25), (-89.25, 3.0), (2.5e-38, 4.7736126e-09), (3e-5, 1e-6), (100.0, 100.0), (2.0, -0.5)]
+    _check(fn, sp.cosh(x) - sp.cosh(y), [x, y], points, 1e-6)
+
+
 def test_hellinger_curvature_where_the_half_power_flushes(load_module) -> None:
     # (sqrt(x) - sqrt(y))**2's d2/dx2 = sqrt(y)/(2*x**(3/2)): x**(3/2) flushes to 0 below
     # 1e-26, inf where the truth is 2.9e36 at x = y = 1.7e-37. Divided step by step:

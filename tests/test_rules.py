@@ -1248,6 +1248,29 @@ CASES: tuple[Case, ...] = (
         {x: (-4.0, 1.1754944e-38), y: (-1e27, 4.7736126e-09)},
         label="erfc",
     ),
+    # cosh and sinh from exp(u) (the printer's EXP_FORMS) overflow for 88.7 < |u| < 89.4,
+    # where they are finite (sinh(89) = 2.2e38); at u/2 they do not.
+    Case(
+        "half_argument",
+        sp.cosh(x),
+        1 + 2 * sp.sinh(x / 2) ** 2,
+        {x: (89.0, -89.25, 89.375)},
+    ),
+    Case(
+        "half_argument",
+        sp.sinh(x),
+        2 * sp.sinh(x / 2) * sp.cosh(x / 2),
+        {x: (89.0, -89.25, 89.375)},
+        label="sinh",
+    ),
+    # cosh(1e-38) - cosh(4.8e-9) is 1 - 1 (truth -1.1e-17): the 1's cancel in the rewrite.
+    Case(
+        "half_argument",
+        sp.cosh(x) - sp.cosh(y),
+        2 * sp.sinh(x / 2) ** 2 - 2 * sp.sinh(y / 2) ** 2,
+        {x: (1.1754944e-38, 3e-5, -1e-20), y: (4.7736126e-09, 1e-6, 3e-10)},
+        label="difference",
+    ),
     # tanh(10.6) and tanh(19.7) both round to 1: the difference is 0, the truth -1.2e-9.
     Case(
         "saturated_difference",
@@ -2006,6 +2029,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("saturated_difference", sp.erf(x) - sp.tanh(y)),
     ("saturated_difference", sp.erf(x) + sp.erf(y)),
     ("saturated_difference", sp.tanh(x) - sp.tanh(2)),
+    # A constant's cosh is a number, printed as one.
+    ("half_argument", sp.cosh(2) * x + sp.sinh(sp.Rational(1, 2))),
     # More beside the difference in the log; unequal coefficients.
     ("log_saturated_gap", sp.log(sp.erf(y) - sp.erf(x) + 1)),
     ("log_saturated_gap", sp.log(sp.tanh(y) - sp.tanh(x) / 2)),
