@@ -2405,9 +2405,10 @@ def _exp_difference(node: sp.Expr) -> sp.Expr | None:
     e, every bit of the difference lost), and both overflow where a and b pass 88.7 together,
     inf - inf, while the difference is finite (4.5e35 at x = 89, y = 88.999) or inf. The
     factor goes into the exp by halves (mul_exp), so that the product is finite wherever it
-    is a float."""
-    found = _pair_of_opposites(node, lambda f: isinstance(f, sp.exp))
-    if found is None:
+    is a float. Likewise expm1(a) - expm1(b), the same difference: its terms round to -1
+    together where a and b are far below 0, and overflow together above 88.7."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, (sp.exp, expm1)))
+    if found is None or type(found[1]) is not type(found[2]):
         return None
     c, plus, minus, rest = found
     a, b = plus.args[0], minus.args[0]
@@ -2437,16 +2438,40 @@ def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
 
 
 # For f = erf, erfc, tanh, which tend to constants at both ends: the bound on a + b, and
+def _atan_difference(node: sp.Expr) -> sp.Expr | None:
+    """atan(a) - atan(b) = atan((a - b)/(1 + a*b)) where a*b > 0: both terms round to the
+    same pi/2 where a and b are far out on one side (atan(1e8) - atan(2e8) is 0, truth
+    -5e-9), and cancel near a = b (atan(30) - atan(30*(1 + 2**-12)) keeps 7 bits); a - b
+    does neither. For a*b > 1, where a*b may overflow, the same quotient over a: ((a - b)/a)
+    over b + 1/a. Where a and b differ in sign the terms add, and stay."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, sp.atan) and not f.args[0].is_number)
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    (a,), (b,) = plus.args, minus.args
+    gap = sp.expand(a - b)
+    return rest + c * sp.Piecewise(
+        (sp.atan(ipow(gap / a, 1) / (b + 1 / a)), a * b > 1),
+        (sp.atan(gap / (1 + a * b)), a * b > 0),
+        (plus - minus, True),
+    )
+
+
 def _half_argument(node: sp.Expr) -> sp.Expr | None:
     """cosh(u) = 1 + 2*sinh(u/2)**2 and sinh(u) = 2*sinh(u/2)*cosh(u/2). The printer writes
     cosh and sinh from exp(u) and exp(-u) (printer.EXP_FORMS), which overflow for
     88.7 < |u| < 89.4 where cosh and sinh are still finite (sinh(89) = 2.2e38); at u/2 they
     do not, and the products are finite up to the true overflow. Also cosh(a) - cosh(b), whose
     terms round to 1 near 0 (cosh(1e-38) - cosh(4.8e-9) is 0, truth -1.1e-17), becomes
-    2*sinh(a/2)**2 - 2*sinh(b/2)**2, whose terms keep their bits. Each factor is within a
-    rounding or two, so the plain forms stay where they are as good: the judge decides."""
-    if isinstance(node, (sp.cosh, sp.sinh)) and not node.args[0].is_number:
+    2*sinh(a/2)**2 - 2*sinh(b/2)**2, whose terms keep their bits; likewise cos(u) =
+    1 - 2*sin(u/2)**2 in cos(a) - cos(b) (cos(3e-5) - cos(1e-6) is 0, truth -4.5e-10), where
+    -2*sin((a + b)/2)*sin((a - b)/2) would round a + b, which large arguments amplify. Each
+    factor is within a rounding or two, so the plain forms stay where they are as good (cos
+    near its roots, 1 - 2*sin(u/2)**2 cancels there): the judge decides."""
+    if isinstance(node, (sp.cosh, sp.sinh, sp.cos)) and not node.args[0].is_number:
         half = node.args[0] / 2
+        if isinstance(node, sp.cos):
+            return 1 - 2 * sp.sin(half) ** 2
         return 1 + 2 * sp.sinh(half) ** 2 if isinstance(node, sp.cosh) else 2 * sp.sinh(half) * sp.cosh(half)
     return None
 
@@ -3378,7 +3403,7 @@ VARIANTS: tuple[Rule, ...] = (
     ),
     Rule(
         "exp_difference",
-        "exp(a) - exp(b) cancels where a is near b, and is inf - inf where both overflow; exp(a)*(-expm1(b - a)) for a >= b does not",
+        "exp(a) - exp(b) (or expm1(a) - expm1(b)) cancels where a is near b, and is inf - inf where both overflow; exp(a)*(-expm1(b - a)) for a >= b does not",
         _exp_difference,
     ),
     Rule(
@@ -3461,8 +3486,13 @@ VARIANTS: tuple[Rule, ...] = (
         _log_of_ratio,
     ),
     Rule(
+        "atan_difference",
+        "atan(a) - atan(b) rounds both to pi/2 far out on one side, and cancels near a = b; atan((a - b)/(1 + a*b)) for a*b > 0 does neither",
+        _atan_difference,
+    ),
+    Rule(
         "half_argument",
-        "cosh(u) and sinh(u) from exp(u) overflow for 88.7 < |u| < 89.4, and cosh(a) - cosh(b) rounds near 0; 1 + 2*sinh(u/2)**2 and 2*sinh(u/2)*cosh(u/2) do not",
+        "cosh(u) and sinh(u) from exp(u) overflow for 88.7 < |u| < 89.4, and cosh(a) - cosh(b), cos(a) - cos(b) round near 0; 1 + 2*sinh(u/2)**2, 2*sinh(u/2)*cosh(u/2), 1 - 2*sin(u/2)**2 do not",
         _half_argument,
     ),
 )

@@ -350,6 +350,40 @@ def test_cosh_difference_where_exp_overflows_and_near_zero(load_module) -> None:
     _check(fn, sp.cosh(x) - sp.cosh(y), [x, y], points, 1e-6)
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "truth", "points"),
+    [
+        # atan(1e8) - atan(2e8) was pi/2 - pi/2 = 0 (truth -5e-9), and the terms cancelled near
+        # x = y (atan(30) - atan(30.00003) kept 4 bits): atan((x - y)/(1 + x*y)).
+        (
+            "atan(x) - atan(y)",
+            "atan_gap",
+            lambda x, y: sp.atan(x) - sp.atan(y),
+            [(1e8, 2e8), (-3e30, -1e30), (30.0, 30.000028610229492), (0.5, -2.0), (1e-20, 3e-20), (2.0, 0.25)],
+        ),
+        # expm1(-20) - expm1(-21) was -1 - -1 = 0 (truth 1.3e-9), and at x = y = 100 inf - inf.
+        (
+            "expm1(x) - expm1(y)",
+            "expm1_gap",
+            lambda x, y: sp.exp(x) - sp.exp(y),
+            [(-20.0, -21.0), (100.0, 100.0), (89.0, 88.99900054931641), (1e-10, 3e-10), (2.0, -1.0)],
+        ),
+    ],
+)
+def test_differences_of_one_function_where_the_terms_round_alike(load_module, text, name, truth, points) -> None:
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = getattr(load_module(text, name, ["x", "y"]), name)
+    _check(fn, truth(x, y), [x, y], points, 1e-6)
+
+
+def test_cos_difference_near_zero(load_module) -> None:
+    # cos(3e-5) - cos(1e-6) was 1 - 1 = 0, truth -4.5e-10: 2*sin(y/2)**2 - 2*sin(x/2)**2.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module("cos(x) - cos(y)", "cos_gap", ["x", "y"]).cos_gap
+    points = [(3e-5, 1e-6), (-1e-4, 2e-4), (2.5e-38, 4.7736126e-09), (2.0, 0.5), (-3.0, 1.0)]
+    _check(fn, sp.cos(x) - sp.cos(y), [x, y], points, 1e-6)
+
+
 def test_hellinger_curvature_where_the_half_power_flushes(load_module) -> None:
     # (sqrt(x) - sqrt(y))**2's d2/dx2 = sqrt(y)/(2*x**(3/2)): x**(3/2) flushes to 0 below
     # 1e-26, inf where the truth is 2.9e36 at x = y = 1.7e-37. Divided step by step:

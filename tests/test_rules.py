@@ -1271,6 +1271,14 @@ CASES: tuple[Case, ...] = (
         {x: (1.1754944e-38, 3e-5, -1e-20), y: (4.7736126e-09, 1e-6, 3e-10)},
         label="difference",
     ),
+    # cos(3e-5) - cos(1e-6) is 1 - 1 (truth -4.5e-10).
+    Case(
+        "half_argument",
+        sp.cos(x) - sp.cos(y),
+        2 * sp.sin(y / 2) ** 2 - 2 * sp.sin(x / 2) ** 2,
+        {x: (3e-5, 2.5e-38, -1e-4), y: (1e-6, 4.7736126e-09, 2e-4)},
+        label="cos",
+    ),
     # tanh(10.6) and tanh(19.7) both round to 1: the difference is 0, the truth -1.2e-9.
     Case(
         "saturated_difference",
@@ -1543,6 +1551,29 @@ CASES: tuple[Case, ...] = (
             (mul_exp(-expm1(x - y), y), x <= y), (-mul_exp(-expm1(y - x), x), True)
         ),
         {x: (1 + 2**-22, 89.0, -3.0), y: (1.0, 88.99900054931641, -3.0 - 2**-21)},
+    ),
+    # expm1(x) - expm1(y), the same difference: -1 - -1 = 0 at x = -20, y = -21 (truth
+    # 1.3e-9), inf - inf at x = 89, y = 88.999.
+    Case(
+        "exp_difference",
+        expm1(x) - expm1(y),
+        -sp.Piecewise(
+            (mul_exp(-expm1(x - y), y), x <= y), (-mul_exp(-expm1(y - x), x), True)
+        ),
+        {x: (-20.0, 89.0, 1 + 2**-22), y: (-21.0, 88.99900054931641, 1.0)},
+        label="expm1",
+    ),
+    # atan(1e8) - atan(2e8) is pi/2 - pi/2 = 0 (truth -5e-9); atan(30) - atan(30.00003) and
+    # atan(0.5) - atan(0.5000001) cancel near a = b.
+    Case(
+        "atan_difference",
+        sp.atan(x) - sp.atan(y),
+        -sp.Piecewise(
+            (sp.atan(ipow((y - x) / y, 1) / (x + 1 / y)), x * y > 1),
+            (sp.atan((y - x) / (x * y + 1)), x * y > 0),
+            (sp.atan(y) - sp.atan(x), True),
+        ),
+        {x: (1e8, 30.0, 0.5, -(2.0**101)), y: (2e8, 30.000028610229492, 0.5000001192092896, -(2.0**101) * 1.03125)},
     ),
     # Softplus with a sharpness: softplus(x*y)/y at x = y = 1e20 is inf/y; the value is x.
     Case(
@@ -1977,6 +2008,11 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("reflection_split", x * softplus(x * y)),
     ("exp_difference", sp.exp(x) + sp.exp(y)),
     ("exp_difference", sp.exp(x) - 2 * sp.exp(y)),
+    # An exp and an expm1: not one difference (exp(x) - expm1(y) is exp(x) - exp(y) + 1).
+    ("exp_difference", sp.exp(x) - expm1(y)),
+    # A constant's atan; a sum.
+    ("atan_difference", sp.atan(x) - sp.atan(2)),
+    ("atan_difference", sp.atan(x) + sp.atan(y)),
     ("hypot", (x**2 + y**2) ** 3),  # an integer power overflows where the truth does
     ("hypot", (x**2 - y**2) ** sp.Rational(1, 3)),
     ("hypot", sp.sqrt(x**2 - 4 * y**2)),
