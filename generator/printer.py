@@ -212,7 +212,7 @@ def divide_in_place(
     inline: dict[sp.Symbol, sp.Expr] = {}
     kept: list[tuple[sp.Symbol, sp.Expr]] = []
     for sym, sub in replacements:
-        sub = sub.xreplace(inline)
+        sub = _put_back(sub, inline)
         if sub.is_Pow and sub.exp.is_Integer and sub.exp < 0:
             base = sub.base**-sub.exp
             if not base.is_Symbol:
@@ -222,7 +222,22 @@ def divide_in_place(
             inline[sym] = 1 / base
         else:
             kept.append((sym, sub))
-    return kept, [e.xreplace(inline) for e in reduced]
+    return kept, [_put_back(e, inline) for e in reduced]
+
+
+def _put_back(expr: sp.Expr, inline: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
+    """`expr` with the reciprocal temporaries put back, a power of one as a power of the
+    quotient, ipow(1/h, k): cse made t**k of the form's ipow(1/h, k) (ipow of a symbol is
+    a plain power), and t**k with t = 1/h is 1/h**k to SymPy, which flushes where h**k
+    does (log(x)'' chosen as (1/x)**2, shared with f' = 1/x, was printed -1/x**2)."""
+    if not inline:
+        return expr
+    powers = {
+        p: prim.ipow(inline[p.base], p.exp)
+        for p in expr.atoms(sp.Pow)
+        if p.base in inline and p.exp.is_Integer and p.exp >= 2
+    }
+    return expr.xreplace(powers).xreplace(inline) if powers else expr.xreplace(inline)
 
 
 class ProductOrder:

@@ -1087,6 +1087,14 @@ def _divide_stepwise(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _reciprocal_power(node: sp.Expr) -> sp.Expr | None:
+    """u**-n = (1/u)**n for an integer n >= 2: u**n flushes to 0 where 1/u**n is still a
+    float (log(x)'' = -1/x**2 at x = 8e-20 is -inf, truth -1.4e38)."""
+    if isinstance(node, sp.Pow) and node.exp.is_Integer and node.exp <= -2 and not node.base.is_number:
+        return ipow(1 / node.base, -node.exp)
+    return None
+
+
 def _sigmoid_difference(node: sp.Expr) -> sp.Expr | None:
     """c*sigmoid(u) - c*sigmoid(-u) = c*tanh(u/2): no cancellation near u = 0. And
     c*sigmoid(u) + c*sigmoid(-u) = c, which the chain rule leaves in a softmax's slopes
@@ -3484,6 +3492,12 @@ VARIANTS: tuple[Rule, ...] = (
         "log_of_ratio",
         "log(a/b) near a = b: the rounded ratio's error is all log's; log1p((a - b)/b) does not round it",
         _log_of_ratio,
+    ),
+    Rule(
+        "reciprocal_power",
+        "1/u**n is inf where u**n flushes to 0 and the quotient is a float; (1/u)**n is not",
+        _reciprocal_power,
+        stacks=True,
     ),
     Rule(
         "atan_difference",

@@ -376,6 +376,16 @@ def test_differences_of_one_function_where_the_terms_round_alike(load_module, te
     _check(fn, truth(x, y), [x, y], points, 1e-6)
 
 
+def test_reciprocal_squares_where_the_square_flushes(load_module) -> None:
+    # log(x)'' and (1/x)' are -1/x**2: x**2 flushes to 0 for |x| < 1.1e-19, -1/0 = -inf,
+    # while the truth is a float down to |x| = 5.4e-20 (-1.6e38 at 8e-20). As (1/x)**2
+    # (reciprocal_power), also where f' = 1/x is computed beside it (the module's CSE).
+    x = sp.Symbol("x", real=True)
+    points = [(8e-20,), (-6e-20,), (1e-19,), (3.0,), (1e30,)]
+    _check(load_module("log(x)", "log_x", ["x"]).log_x, sp.log(x), [x], points[:1] + points[2:])
+    _check(load_module("1/x", "reciprocal", ["x"]).reciprocal, 1 / x, [x], points)
+
+
 def test_cos_difference_near_zero(load_module) -> None:
     # cos(3e-5) - cos(1e-6) was 1 - 1 = 0, truth -4.5e-10: 2*sin(y/2)**2 - 2*sin(x/2)**2.
     x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)

@@ -23,6 +23,7 @@ from partials import tf_partials
 
 from generator import judge, parse
 from generator.derive import derive, resolve_variables
+from generator.primitives import ipow
 
 GOOD_BITS = 3
 FAR_BITS = 12
@@ -98,3 +99,19 @@ def test_products_are_shared_only_whole() -> None:
     pair = [sp.sin(a * b) + c, sp.cos(a * b) - (c + d)]
     replacements, _ = cse_whole_products(pair, sp.numbered_symbols("t"))
     assert a * b in [r for _, r in replacements]
+
+
+def test_a_power_of_a_shared_reciprocal_stays_a_power_of_the_quotient() -> None:
+    """log(x)'s f'' chosen as (1/x)**2 (reciprocal_power), with f' = 1/x beside it: cse made
+    the square of the temporary for 1/x, which put back was -1/x**2 to SymPy, inf at
+    x = 8e-20 where x**2 flushes (truth -1.6e38). What the judge measured is what is printed."""
+    from generator.printer import cse_whole_products, divide_in_place, inline_trivial
+
+    x = sp.Symbol("x", positive=True)
+    forms = [sp.log(x), 1 / x, -ipow(1 / x, 2)]
+    replacements, reduced = divide_in_place(*inline_trivial(*cse_whole_products(forms, sp.numbered_symbols("t"))))
+    assert replacements == []
+    assert reduced == forms
+    # A reciprocal of a power stays a division by the power: 1/h**2 is one rounding of h**2.
+    replacements, reduced = divide_in_place(*cse_whole_products([1 / (x + 1) ** 2, sp.sin(1 / (x + 1) ** 2)], sp.numbered_symbols("t")))
+    assert reduced[0] == 1 / sp.Symbol("_base0") and replacements == [(sp.Symbol("_base0"), (x + 1) ** 2)]

@@ -1744,6 +1744,14 @@ CASES: tuple[Case, ...] = (
         ipow(x / y, 1) / y,
         {x: (1e-30, 1e30), y: (1e-30, 1e30)},
     ),
+    # log(x)'' = -1/x**2 at x = 8e-20: x**2 flushes to 0, -1/0 = -inf, truth -1.6e38; and
+    # 1/(x - y)**3 at x - y = 2e-13.
+    Case(
+        "reciprocal_power",
+        -1 / x**2 + 1 / (x - y) ** 3,
+        -ipow(1 / x, 2) + ipow(1 / (x - y), 3),
+        {x: (8e-20, -8e-20, 8e-20), y: (8e-20 - 2e-13, 1.0, 8e-20 + 2e-13)},
+    ),
     # A fractional power: sqrt(x)/y**(3/2) at x = y = 1.7e-37 is inf, where y**(3/2)
     # flushes; the truth is 5.9e36 (the Hellinger distance's f'').
     Case(
@@ -2010,6 +2018,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("exp_difference", sp.exp(x) - 2 * sp.exp(y)),
     # An exp and an expm1: not one difference (exp(x) - expm1(y) is exp(x) - exp(y) + 1).
     ("exp_difference", sp.exp(x) - expm1(y)),
+    # A reciprocal (one rounding already), a positive power, a constant's.
+    ("reciprocal_power", 1 / x + x**2 + sp.pi**-2),
     # A constant's atan; a sum.
     ("atan_difference", sp.atan(x) - sp.atan(2)),
     ("atan_difference", sp.atan(x) + sp.atan(y)),
