@@ -781,12 +781,13 @@ def _nonfinite_at_zeros(
 
 # One input at +-60, the others ordinary: exp(2*u) overflows and sigmoid(-u)**2 flushes
 # there while exp(u) and sigmoid(-u) do not (the slope of the Bernoulli KL in logits,
-# (x - y)*exp(x)/(1 + exp(x))**2 expanded, is 0 at x = 60 for 2.6e-25). One input has them in
-# its grid (sample_points); random pairs of grid values seldom meet them, and scored with
-# the grid they tipped near-ties elsewhere (hypot's d2f/dx2, logaddexp's slopes). `best`
-# drops a candidate that is grossly wrong (beyond GROSS_BITS where the truth is not
-# NEGLIGIBLE) at more of them than another is.
-_MODERATE = (60.0, -60.0)
+# (x - y)*exp(x)/(1 + exp(x))**2 expanded, is 0 at x = 60 for 2.6e-25). And at +-8e-20, where
+# u**2 flushes while 1/u**2 is a float (1/x - 1/y's slope -1/x**2 was -inf there, truth
+# -1.6e38; as (1/x)**2 it is not). One input has them in its grid (sample_points); random
+# pairs of grid values seldom meet them, and scored with the grid they tipped near-ties
+# elsewhere (hypot's d2f/dx2, logaddexp's slopes). `best` drops a candidate that is grossly
+# wrong (beyond GROSS_BITS where the truth is not NEGLIGIBLE) at more of them than another is.
+_MODERATE = (60.0, -60.0, 8e-20, -8e-20)
 _MODERATE_BESIDE = (0.999, 0.5, -2.0, 30.0)
 GROSS_BITS = 16.0
 

@@ -361,6 +361,14 @@ def test_cosh_difference_where_exp_overflows_and_near_zero(load_module) -> None:
             lambda x, y: sp.atan(x) - sp.atan(y),
             [(1e8, 2e8), (-3e30, -1e30), (30.0, 30.000028610229492), (0.5, -2.0), (1e-20, 3e-20), (2.0, 0.25)],
         ),
+        # Both roots round to 1 near 0 (x = 1e-4, y = 2e-4: 0, truth -1.5e-8): as
+        # (x + y)*((x - y)/(hypot(1, x) + hypot(1, y))), 0 at x = y = 3e38.
+        (
+            "sqrt(x**2 + 1) - sqrt(y**2 + 1)",
+            "root_gap",
+            lambda x, y: sp.sqrt(x**2 + 1) - sp.sqrt(y**2 + 1),
+            [(1e-4, 2e-4), (-3e-4, 1e-5), (3e38, 3e38), (1e20, -2e20), (2.0, 0.5)],
+        ),
         # expm1(-20) - expm1(-21) was -1 - -1 = 0 (truth 1.3e-9), and at x = y = 100 inf - inf.
         (
             "expm1(x) - expm1(y)",
@@ -384,6 +392,11 @@ def test_reciprocal_squares_where_the_square_flushes(load_module) -> None:
     points = [(8e-20,), (-6e-20,), (1e-19,), (3.0,), (1e30,)]
     _check(load_module("log(x)", "log_x", ["x"]).log_x, sp.log(x), [x], points[:1] + points[2:])
     _check(load_module("1/x", "reciprocal", ["x"]).reciprocal, 1 / x, [x], points)
+    # With two inputs the judge's grid seldom holds 8e-20 beside an ordinary other: its
+    # moderate points do.
+    y = sp.Symbol("y", real=True)
+    fn = load_module("1/x - 1/y", "reciprocal_gap", ["x", "y"]).reciprocal_gap
+    _check(fn, 1 / x - 1 / y, [x, y], [(8e-20, 3.0), (-2.0, -6e-20), (1e-19, 1e-19), (0.5, 2.0)])
 
 
 def test_cos_difference_near_zero(load_module) -> None:

@@ -1271,6 +1271,14 @@ CASES: tuple[Case, ...] = (
         {x: (1.1754944e-38, 3e-5, -1e-20), y: (4.7736126e-09, 1e-6, 3e-10)},
         label="difference",
     ),
+    # sqrt(x**2 + 1) - sqrt(y**2 + 1), as hypot_minus_const leaves it: both 1 at x = 1e-4,
+    # y = 2e-4 (truth -1.5e-8), and the same 1.00003 at x = 2**-7, y = 2**-7 + 2**-20.
+    Case(
+        "hypot_difference",
+        hypot(1, x) - hypot(1, y),
+        -mul_no_nan(x + y, ipow((y - x) / (hypot(1, x) + hypot(1, y)), 1)),
+        {x: (1e-4, -3e-4, 0.0078125), y: (2e-4, 1e-5, 0.007813453674316406)},
+    ),
     # cos(3e-5) - cos(1e-6) is 1 - 1 (truth -4.5e-10).
     Case(
         "half_argument",
@@ -2018,6 +2026,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("exp_difference", sp.exp(x) - 2 * sp.exp(y)),
     # An exp and an expm1: not one difference (exp(x) - expm1(y) is exp(x) - exp(y) + 1).
     ("exp_difference", sp.exp(x) - expm1(y)),
+    # No leg in common; a sum.
+    ("hypot_difference", hypot(1, x) - hypot(2, y)),
+    ("hypot_difference", hypot(1, x) + hypot(1, y)),
     # A reciprocal (one rounding already), a positive power, a constant's.
     ("reciprocal_power", 1 / x + x**2 + sp.pi**-2),
     # A constant's atan; a sum.
