@@ -287,7 +287,7 @@ def report(cli: CliResult, profiles: list[dict], builds: list[float], args: argp
     total = median([sum(f["total"] for f in p["functions"]) for p in profiles])
     slowest = max(per_fn, key=per_fn.get)
     imports_total = median([sum(p["imports"].values()) for p in profiles])
-    suite_name = "" if args.suite == FUNCTIONS_TOML else f" ({shown_path(args.suite)})"
+    suite_name = "" if args.own_suite else f" ({shown_path(args.suite)})"
     parts.append(f"## 2. Suite{suite_name}: {len(names)} functions at order 2, one process\n")
     parts.append(
         f"Median over {len(profiles)} fresh processes of `generate(Spec(expr, name, vars, 2))`. "
@@ -309,10 +309,9 @@ def report(cli: CliResult, profiles: list[dict], builds: list[float], args: argp
     ]
     parts.append(table(["function", "total s", "derive s", "black s", "rest s"], suite_rows) + "\n")
     # The targets are the suite's; another suite (hard_inputs.toml) is shown, not judged.
-    judged = args.suite == FUNCTIONS_TOML
     target = (
         f" (target <= {TARGET_SUITE_SLOWEST_S:.0f} s: **{verdict(per_fn[slowest] <= TARGET_SUITE_SLOWEST_S)}**)"
-        if judged
+        if args.own_suite
         else ""
     )
     parts.append(
@@ -326,7 +325,7 @@ def report(cli: CliResult, profiles: list[dict], builds: list[float], args: argp
             f"{os.cpu_count()} processes, its default `--jobs`), median of {len(builds)}: {built:.2f} s "
             f"(target <= {TARGET_SUITE_TOTAL_S:.0f} s: **{verdict(built <= TARGET_SUITE_TOTAL_S)}**).\n"
         )
-    elif judged:
+    elif args.own_suite:
         parts.append(
             f"(Target <= {TARGET_SUITE_TOTAL_S:.0f} s for the whole package build, measured without --functions; "
             f"this subset in one process: {verdict(total <= TARGET_SUITE_TOTAL_S)}.)\n"
@@ -397,8 +396,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     args.suite = args.suite.resolve()
+    args.own_suite = args.suite == FUNCTIONS_TOML  # the one the targets and the package build are for
     if args.output is None:
-        args.output = RESULTS if args.suite == FUNCTIONS_TOML else RESULTS.with_name(f"latency-{args.suite.stem}.md")
+        args.output = RESULTS if args.own_suite else RESULTS.with_name(f"latency-{args.suite.stem}.md")
     load_suite(args.suite, names)  # fail early on an unknown name
     repeats = args.repeats or (5 if args.quick else 15)
     suite_repeats = args.suite_repeats or (2 if args.quick else 5)
@@ -406,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli = measure_cli(repeats, with_tf=not (args.quick or args.no_tf))
     profiles = measure_profile(suite_repeats, args.suite, names)
     # The package build is the repo's own suite: measured only for it, whole.
-    builds = measure_build(suite_repeats) if names is None and args.suite == FUNCTIONS_TOML else []
+    builds = measure_build(suite_repeats) if names is None and args.own_suite else []
     text = report(cli, profiles, builds, args, env_note)
     print(text)
     if not args.no_write:

@@ -801,8 +801,8 @@ _TAIL_PAIRS = ((10.0, 11.0), (-11.0, -10.0), (20.0, 30.0), (-30.0, -20.0))
 
 @functools.lru_cache(maxsize=8)
 def moderate_points(n_vars: int) -> np.ndarray:
-    """Points with one input at +-60, or two in one tail (_TAIL_PAIRS), and the others
-    ordinary, shape (n_vars, n); none for one input (its grid holds them)."""
+    """Points with one input at each of _MODERATE's values, or two in one tail (_TAIL_PAIRS),
+    and the others ordinary, shape (n_vars, n); none for one input (its grid holds them)."""
     one = _beside_ordinary(n_vars, _MODERATE, _MODERATE_BESIDE)
     if n_vars == 1:
         return one
