@@ -2482,6 +2482,33 @@ def _hypot_difference(node: sp.Expr) -> sp.Expr | None:
     return rest + c * mul_no_nan(a + b, ipow(sp.expand(a - b) / (plus + minus), 1))
 
 
+def _power_difference(node: sp.Expr) -> sp.Expr | None:
+    """a**n - b**n = (a - b)*(a**(n-1) + a**(n-2)*b + ... + b**(n-1)) for an integer n >= 3:
+    the powers overflow together where the difference need not (x**4 - y**4 at x = y = 1e10
+    is inf - inf, truth 0) and cancel near a = b. Where a and b have one sign the sum's terms
+    have one sign too, so it neither cancels nor makes inf - inf, and the product is 0 where
+    a = b even if the sum overflows (multiply_no_nan). For even n with |a| and |b| (a**n =
+    |a|**n); for odd n only where a*b > 0: elsewhere the two powers add, and stay (the
+    factored form as SymPy writes it, (x - y)*(x**2 + x*y + y**2), is inf - inf in its sum
+    at x = -y = 1e20, where x**3 - y**3 is the right inf)."""
+    found = _pair_of_opposites(
+        node, lambda f: isinstance(f, sp.Pow) and f.exp.is_Integer and f.exp >= 3 and not f.base.is_number
+    )
+    if found is None or found[1].exp != found[2].exp:
+        return None
+    c, plus, minus, rest = found
+    n = int(plus.exp)
+    a, b = plus.base, minus.base
+    if n % 2 == 0:
+        a, b = sp.Abs(a), sp.Abs(b)
+    total = sp.Add(*(a**k * b ** (n - 1 - k) for k in range(n)))
+    gap = sp.expand(a - b)
+    product = total * gap if gap.is_number else mul_no_nan(total, gap)
+    if n % 2 == 0:
+        return rest + c * product
+    return rest + c * sp.Piecewise((product, a * b > 0), (plus - minus, True))
+
+
 def _half_argument(node: sp.Expr) -> sp.Expr | None:
     """cosh(u) = 1 + 2*sinh(u/2)**2 and sinh(u) = 2*sinh(u/2)*cosh(u/2). The printer writes
     cosh and sinh from exp(u) and exp(-u) (printer.EXP_FORMS), which overflow for
@@ -3526,6 +3553,11 @@ VARIANTS: tuple[Rule, ...] = (
         "hypot_difference",
         "hypot(c, a) - hypot(c, b) rounds both to |c| where a and b are small beside it, and cancels near a = b; (a + b)*((a - b)/(hypot(c, a) + hypot(c, b))) does not",
         _hypot_difference,
+    ),
+    Rule(
+        "power_difference",
+        "a**n - b**n overflows in both powers where the difference need not, and cancels near a = b; (a - b)*(a**(n-1) + ... + b**(n-1)), where a and b have one sign, does neither",
+        _power_difference,
     ),
     Rule(
         "half_argument",

@@ -376,6 +376,21 @@ def test_cosh_difference_where_exp_overflows_and_near_zero(load_module) -> None:
             lambda x, y: sp.exp(x) - sp.exp(y),
             [(-20.0, -21.0), (100.0, 100.0), (89.0, 88.99900054931641), (1e-10, 3e-10), (2.0, -1.0)],
         ),
+        # The powers overflow together (x = y = 1e20: inf - inf, truth 0), SymPy's factored
+        # form's sum too (x = -y = 1e20: inf - inf, truth 2e60, the right inf), and they round
+        # alike near x = y (1e5 and the next float: no bit of -2.3e8 kept).
+        (
+            "x**3 - y**3",
+            "cube_gap",
+            lambda x, y: x**3 - y**3,
+            [(1e20, 1e20), (1e20, -1e20), (9999999827968.0, 10000000876544.0), (1e5, 100000.0078125), (-2.0, -0.5), (1.5, -3.0)],
+        ),
+        (
+            "x**4 - y**4",
+            "fourth_gap",
+            lambda x, y: x**4 - y**4,
+            [(1e20, 1e20), (1e20, -1e20), (1e10, -1e10), (-1e5, 100000.0078125), (2.0, 0.5), (-1.5, 3.0)],
+        ),
     ],
 )
 def test_differences_of_one_function_where_the_terms_round_alike(load_module, text, name, truth, points) -> None:

@@ -1279,6 +1279,25 @@ CASES: tuple[Case, ...] = (
         -mul_no_nan(x + y, ipow((y - x) / (hypot(1, x) + hypot(1, y)), 1)),
         {x: (1e-4, -3e-4, 0.0078125), y: (2e-4, 1e-5, 0.007813453674316406)},
     ),
+    # x**3 - y**3 at x = y = 1e20 is inf - inf (truth 0), at x = 1e13 and the next float also
+    # (truth -3.1e32); at x = 1e5 and the next float the rounded cubes keep no bit of 2.3e8.
+    Case(
+        "power_difference",
+        x**3 - y**3,
+        sp.Piecewise((mul_no_nan(x**2 + x * y + y**2, x - y), x * y > 0), (x**3 - y**3, True)),
+        {x: (1e20, 9999999827968.0, 1e5, -1e20), y: (1e20, 10000000876544.0, 100000.0078125, -1e20)},
+        label="cubes",
+    ),
+    # Even powers with |x| and |y|: x**4 - y**4 at x = -y = 1e10 is inf - inf (truth 0).
+    Case(
+        "power_difference",
+        x**4 - y**4,
+        mul_no_nan(
+            x**2 * sp.Abs(x) + x**2 * sp.Abs(y) + y**2 * sp.Abs(x) + y**2 * sp.Abs(y), sp.Abs(x) - sp.Abs(y)
+        ),
+        {x: (1e10, 1e5, -1e5), y: (-1e10, -100000.0078125, 100000.0078125)},
+        label="fourth",
+    ),
     # cos(3e-5) - cos(1e-6) is 1 - 1 (truth -4.5e-10).
     Case(
         "half_argument",
@@ -2031,6 +2050,11 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("hypot_difference", hypot(1, x) + hypot(1, y)),
     # A reciprocal (one rounding already), a positive power, a constant's.
     ("reciprocal_power", 1 / x + x**2 + sp.pi**-2),
+    # A sum; powers not alike; squares (difference_of_squares'); unlike coefficients.
+    ("power_difference", x**3 + y**3),
+    ("power_difference", x**3 - y**4),
+    ("power_difference", x**2 - y**2),
+    ("power_difference", x**3 - 2 * y**3),
     # A constant's atan; a sum.
     ("atan_difference", sp.atan(x) - sp.atan(2)),
     ("atan_difference", sp.atan(x) + sp.atan(y)),
