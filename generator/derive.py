@@ -25,6 +25,7 @@ from generator.primitives import exp_finite, ipow, naive, numeric, xlogy
 from generator.stabilize import (
     GUARDS,
     RULES,
+    SOURCES,
     compensate_arguments,
     compensate_powers,
     compensate_sums,
@@ -180,11 +181,17 @@ def derive(
         # denominator and that factored (one quotient instead of a sum that cancels:
         # 1/x + 1/(1 - x) at x = 1e8); each distinct one stabilised once.
         sources = [*sources, raw_form, *_logs_combined(raw_form)]
+        made_by: dict[sp.Expr, str] = {}
         simplified = _over_common_denominator(raw_form)
         if simplified is not None:
             together, factored = simplified
             sources += [together, factored, *_hyperbolic_identities(together), *_in_one_difference(raw_form)]
             sources += _exps_combined(factored)
+            # Over the largest term of its denominator (dominant_term), before the rule
+            # scale_quotient puts the quotient over one scale for all inputs, which flushes
+            # a small one: x/m at x = 0.0067, m = 5e36.
+            made_by = {form: rule.name for rule in SOURCES if (form := rule(together)) != together}
+            sources += list(made_by)
             # Those with u/|u| as sign(u) first (sign_product), before the quotient rules split
             # u and |u| apart: the pseudo-Huber slope's d*x**4/|d| became (x/|d|)*(d/hypot(d, x)),
             # inf*0 where |d| << |x|; c*(sqrt(c**2 + x**2) - |c|)/|c| is sign(c)*(hypot(c, x) - |c|).
@@ -199,6 +206,9 @@ def derive(
             if signed_raw != raw_form:
                 sources += list(_over_common_denominator(signed_raw) or ())
         forms = [stable(e) for e in dict.fromkeys(sources)]
+        for e, name in made_by.items():
+            form = stable(e)
+            rules_of[form] = (name, *rules_of[form])
         # Expanded where that leaves fewer operations: a mixture's slope
         # -x*(1 - s) + (3 - x)*s is 3*s - x, whose products of x cancel (inf - inf far out)
         # as written.

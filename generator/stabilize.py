@@ -3026,6 +3026,63 @@ def _scale_quotient(node: sp.Expr) -> sp.Expr | None:
     return _scaled(over_m(p) / over_m(q), m, d)
 
 
+def _monomial_ratio(coeff: sp.Expr, exponents: Sequence[int], symbols: Sequence[sp.Symbol]) -> sp.Expr:
+    """coeff*x**a*y**b*... (integer exponents of either sign) one product or division at a
+    time, divisions and products in turn, and as a power of the same with exponents divided
+    by their common divisor: x**2/v as (x/v)*x, which is finite where x**2 flushes
+    (x = 1e-20, v = 1e-30) or overflows, y**2/x**4 as ((y/x)/x)**2 (y*(y/x) flushes at
+    x = -9.7e-17, y = 3e-28)."""
+    g = math.gcd(*exponents) or 1
+    ups = [v for v, e in zip(symbols, exponents) for _ in range(max(e // g, 0))]
+    downs = [v for v, e in zip(symbols, exponents) for _ in range(max(-e // g, 0))]
+    form = ups.pop(0) if ups else sp.Integer(1)
+    while ups or downs:
+        if downs:
+            form = ipow(form / downs.pop(0), 1)
+        if ups:
+            form = ipow(form * ups.pop(0), 1)
+    return coeff * (form if g == 1 else ipow(form, g))
+
+
+def _dominant_term(node: sp.Expr) -> sp.Expr | None:
+    """p/q in several inputs, q a sum of two or three monomials: over the term t of q that is
+    largest in magnitude, (p/t)/(q/t), each monomial over t a ratio computed one step at a
+    time (_monomial_ratio), a where for each t. The Student-t slope in x with its degrees of
+    freedom v an input, -(v + 1)*x/(v + x**2), is -(x + x/v)/(1 + x*(x/v)) where v dominates
+    and -(1/x + (v/x))/((v/x)/x + 1) where x**2 does: finite and within a rounding or two
+    everywhere. Over one scale for all inputs (scale_quotient) x/m flushes at v = 1e37,
+    x = 0.0067 (the slope -0.0067 was -0); as written, (v + 1)*x overflows at v = 1e30,
+    x = 1e10 and v + x**2 at x = 1e20. Likewise for q = s**n, s a sum of two or three
+    monomials, over the largest term of s to the n-th power: the curvature
+    2*(v + 1)*x*(x**2 - 3*v)/(v + x**2)**3."""
+    if not isinstance(node, (sp.Mul, sp.Pow)) or not any(
+        isinstance(b, sp.Add) and e.is_negative for b, e in (f.as_base_exp() for f in sp.Mul.make_args(node))
+    ):
+        return None  # no sum below the line
+    found = _quotient_polys(node)
+    if found is None:
+        return None
+    p, q, symbols = found
+    # A power s**n of a sum below the line (a slope's (v + x**2)**3) over the largest term's.
+    base, n = sp.fraction(sp.together(naive(node)))[1].as_base_exp()
+    n = int(n) if isinstance(base, sp.Add) and n.is_Integer and n > 1 else 1
+    terms = q.terms() if n == 1 else sp.Poly(base, *symbols).terms()
+    if not 2 <= len(terms) <= 3 or len(p.terms()) > 4:
+        return None
+
+    def over(term: tuple[tuple[int, ...], sp.Expr], by: tuple[tuple[int, ...], sp.Expr], k: int = 1) -> sp.Expr:
+        return _monomial_ratio(term[1] / by[1] ** k, [a - k * b for a, b in zip(term[0], by[0])], symbols)
+
+    branches = []
+    for k, top in enumerate(terms):
+        below = [over(t, top) for j, t in enumerate(terms) if j != k]
+        rest = 1 + sp.Add(*below)
+        value = sp.Add(*(over(t, top, n) for t in p.terms())) / (rest if n == 1 else ipow(rest, n))
+        condition = sp.And(*(sp.Abs(r) <= 1 for r in below))
+        branches.append((value, condition if k < len(terms) - 1 else True))
+    return sp.Piecewise(*branches)
+
+
 def _balance_power_exp(node: sp.Expr) -> sp.Expr | None:
     """r*u**k*exp(v) = r*(u*exp(v/k))**k for an integer k >= 2: u**k overflows where the
     product need not ((x - y)**2*exp(-2*z) at x = 1e20, z = 30 is inf*8.8e-27; the truth is
@@ -3563,6 +3620,21 @@ VARIANTS: tuple[Rule, ...] = (
         "half_argument",
         "cosh(u) and sinh(u) from exp(u) overflow for 88.7 < |u| < 89.4, and cosh(a) - cosh(b), cos(a) - cos(b) round near 0; 1 + 2*sinh(u/2)**2, 2*sinh(u/2)*cosh(u/2), 1 - 2*sin(u/2)**2 do not",
         _half_argument,
+    ),
+)
+
+
+# --- sources ------------------------------------------------------------------------
+# Rules that `derive` applies to the textbook form of each partial, over a common
+# denominator, before the RULES: another candidate to stabilise and judge, from a shape
+# that a rule would otherwise rewrite first (scale_quotient's quotient over one scale).
+
+SOURCES: tuple[Rule, ...] = (
+    Rule(
+        "dominant_term",
+        "p/q in several inputs overflows or flushes in its powers where it need not; over q's largest term t, (p/t)/(q/t) with each monomial over t one step at a time does not",
+        _dominant_term,
+        top_down=True,
     ),
 )
 

@@ -414,6 +414,34 @@ def test_reciprocal_squares_where_the_square_flushes(load_module) -> None:
     _check(fn, 1 / x - 1 / y, [x, y], [(8e-20, 3.0), (-2.0, -6e-20), (1e-19, 1e-19), (0.5, 2.0)])
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "truth", "points"),
+    [
+        # The Student-t slope with its degrees of freedom an input: (y + 1)*x overflows at
+        # x = 1e10, y = 1e30, x**2 at x = 1e20; over one scale for both inputs (scale_quotient)
+        # x/m flushed at x = 0.0067, y = 1e37 (the value -0.0067 was -0).
+        (
+            "-(y + 1)*x/(y + x**2)",
+            "t_slope",
+            lambda x, y: -(y + 1) * x / (y + x**2),
+            [(0.006654364988207817, 1.0072742162034009e37), (1e10, 1e30), (1e20, 1.0), (2.0, 3.0)],
+        ),
+        # Terms of one weighted degree: every power flushes at x = y = -2.4e-21 (0/0, truth
+        # -2.4e-21); over the larger term, y/x**2 as (y/x)/x, none does.
+        (
+            "x**2*y/(x**4 + y**2)",
+            "weighted_ratio",
+            lambda x, y: x**2 * y / (x**4 + y**2),
+            [(-2.434687387395496e-21, -2.434687387395496e-21), (1e10, 3e20), (3e-10, -1e-19), (2.0, -3.0)],
+        ),
+    ],
+)
+def test_quotients_over_their_largest_term(load_module, text, name, truth, points) -> None:
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = getattr(load_module(text, name, ["x", "y"]), name)
+    _check(fn, truth(x, y), [x, y], points, 1e-6)
+
+
 def test_cos_difference_near_zero(load_module) -> None:
     # cos(3e-5) - cos(1e-6) was 1 - 1 = 0, truth -4.5e-10: 2*sin(y/2)**2 - 2*sin(x/2)**2.
     x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)

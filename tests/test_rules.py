@@ -60,7 +60,7 @@ from generator.primitives import (
     xlog1py,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, GUARDS, LOG_HYPOT_HALVED, REPAIRS, RULES, VARIANTS, repairs
+from generator.stabilize import ECONOMIES, GUARDS, LOG_HYPOT_HALVED, REPAIRS, RULES, SOURCES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 # log1mexp(u) - log(u) = -u/2 + u**2/24 - u**4/2880 + ..., to u**22 (B_2k/(2k*(2k)!) u**2k).
@@ -117,7 +117,7 @@ with mpmath.workdps(50):
     QUINTIC_ROOT = mpmath.mpf(5) ** mpmath.mpf(-0.25)
     QUINTIC_HI, QUINTIC_LO = _split(QUINTIC_ROOT)
     QUINTIC_REST = sp.Float(float(1 / mpmath.sqrt(5)), 17)
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *GUARDS)}
+RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS)}
 
 
 def _log_erfc_gap(p: sp.Expr, q: sp.Expr) -> sp.Expr:
@@ -1298,6 +1298,34 @@ CASES: tuple[Case, ...] = (
         {x: (1e10, 1e5, -1e5), y: (-1e10, -100000.0078125, 100000.0078125)},
         label="fourth",
     ),
+    # The Student-t slope with its degrees of freedom an input, -(y + 1)*x/(y + x**2): (y + 1)*x
+    # overflows at x = 1e10, y = 1e30 (inf, truth -1e10), x**2 at x = 1e20, y = 1 (-0, truth
+    # -2e-20), both at x = -3e19, y = 2e38 (NaN, truth 5.5e18).
+    Case(
+        "dominant_term",
+        -(y + 1) * x / (y + x**2),
+        sp.Piecewise(
+            ((-ipow(1 / x, 1) - ipow(y / x, 1)) / (ipow(ipow(y / x, 1) / x, 1) + 1), sp.Abs(ipow(ipow(y / x, 1) / x, 1)) <= 1),
+            ((-x - ipow(x / y, 1)) / (ipow(x * ipow(x / y, 1), 1) + 1), True),
+        ),
+        {x: (1e10, 1e20, -3e19), y: (1e30, 1.0, 2e38)},
+        label="student_t",
+    ),
+    # Its terms of one weighted degree: at x = y = -2.4e-21 and at x = -9.7e-17, y = 3e-28
+    # every power flushes, 0/0 (truth -2.4e-21 and 3.2e-5); y/x**2 does not.
+    Case(
+        "dominant_term",
+        x**2 * y / (x**4 + y**2),
+        sp.Piecewise(
+            (
+                ipow(ipow(y / x, 1) / x, 1) / (ipow(ipow(ipow(y / x, 1) / x, 1), 2) + 1),
+                sp.Abs(ipow(ipow(ipow(y / x, 1) / x, 1), 2)) <= 1,
+            ),
+            (ipow(x * ipow(x / y, 1), 1) / (ipow(ipow(x * ipow(x / y, 1), 1), 2) + 1), True),
+        ),
+        {x: (-2.434687387395496e-21, -9.735371855778321e-17), y: (-2.434687387395496e-21, 2.953114328352717e-28)},
+        label="weighted",
+    ),
     # cos(3e-5) - cos(1e-6) is 1 - 1 (truth -4.5e-10).
     Case(
         "half_argument",
@@ -2055,6 +2083,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_difference", x**3 - y**4),
     ("power_difference", x**2 - y**2),
     ("power_difference", x**3 - 2 * y**3),
+    # One input; one term below the line; four.
+    ("dominant_term", x / (1 + x**2)),
+    ("dominant_term", (x + y) / (x * y)),
+    ("dominant_term", x / (1 + x + y + x * y)),
     # A constant's atan; a sum.
     ("atan_difference", sp.atan(x) - sp.atan(2)),
     ("atan_difference", sp.atan(x) + sp.atan(y)),
