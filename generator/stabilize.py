@@ -2509,6 +2509,51 @@ def _power_difference(node: sp.Expr) -> sp.Expr | None:
     return rest + c * sp.Piecewise((product, a * b > 0), (plus - minus, True))
 
 
+# Beyond this on one side, sinh(u) and cosh(u) are +-exp(|u|)/2 to within e**-18 = 1.5e-8 of
+# themselves and of their differences (hyperbolic_difference).
+HYPERBOLIC_FAR = 9
+
+
+def _hyperbolic_difference(node: sp.Expr) -> sp.Expr | None:
+    """sinh(a) - sinh(b) and cosh(a) - cosh(b) (as cosh(|a|) - cosh(|b|)) in three regimes.
+    Both beyond HYPERBOLIC_FAR on one side: (exp(a) - exp(b))/2 as exp_difference writes it,
+    0 where a = b (x = y = 200 was inf - inf, truth 0). Within 1 of each other, where the
+    terms cancel: 2*cosh((a + b)/2)*sinh((a - b)/2) (2*sinh(...)*sinh(...) for cosh), a - b
+    exact there and (a + b)/2 not rounded, from the half arguments by the addition formula
+    (its terms share a sign: a*b > 0 for sinh, |a| and |b| for cosh). Elsewhere the terms
+    do not cancel, each from its half argument (half_argument: finite up to the true
+    overflow at 89.4)."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, (sp.sinh, sp.cosh)) and not f.args[0].is_number)
+    if found is None or type(found[1]) is not type(found[2]):
+        return None
+    c, plus, minus, rest = found
+    (a,), (b,) = plus.args, minus.args
+    odd = isinstance(plus, sp.sinh)
+    if not odd:
+        a, b = sp.Abs(a), sp.Abs(b)
+    ha, hb = a / 2, b / 2
+    if odd:
+        half_sum = sp.cosh(ha) * sp.cosh(hb) + sp.sinh(ha) * sp.sinh(hb)
+    else:
+        half_sum = sp.sinh(ha) * sp.cosh(hb) + sp.cosh(ha) * sp.sinh(hb)
+
+    def far(p: sp.Expr, q: sp.Expr) -> sp.Expr:
+        return sp.Piecewise(
+            (0, sp.Eq(p, q)),
+            (mul_exp(-expm1(sp.expand(q - p)), p) / 2, p >= q),
+            (-mul_exp(-expm1(sp.expand(p - q)), q) / 2, True),
+        )
+
+    t = HYPERBOLIC_FAR
+    branches = [(far(a, b), (a > t) & (b > t))]
+    if odd:
+        branches.append((-far(-a, -b), (a < -t) & (b < -t)))
+    close = sp.Abs(sp.expand(a - b)) < 1
+    branches.append((2 * half_sum * sp.sinh(sp.expand(a - b) / 2), (a * b > 0) & close if odd else close))
+    branches.append((_half_argument(plus) - _half_argument(minus), True))
+    return rest + c * sp.Piecewise(*branches)
+
+
 def _half_argument(node: sp.Expr) -> sp.Expr | None:
     """cosh(u) = 1 + 2*sinh(u/2)**2 and sinh(u) = 2*sinh(u/2)*cosh(u/2). The printer writes
     cosh and sinh from exp(u) and exp(-u) (printer.EXP_FORMS), which overflow for
@@ -3615,6 +3660,11 @@ VARIANTS: tuple[Rule, ...] = (
         "power_difference",
         "a**n - b**n overflows in both powers where the difference need not, and cancels near a = b; (a - b)*(a**(n-1) + ... + b**(n-1)), where a and b have one sign, does neither",
         _power_difference,
+    ),
+    Rule(
+        "hyperbolic_difference",
+        "sinh(a) - sinh(b) and cosh(a) - cosh(b) cancel near a = b and are inf - inf where both overflow; far out as an exp difference, near a = b as 2*cosh((a + b)/2)*sinh((a - b)/2) from the half arguments, they are not",
+        _hyperbolic_difference,
     ),
     Rule(
         "half_argument",

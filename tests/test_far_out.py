@@ -376,6 +376,20 @@ def test_cosh_difference_where_exp_overflows_and_near_zero(load_module) -> None:
             lambda x, y: sp.exp(x) - sp.exp(y),
             [(-20.0, -21.0), (100.0, 100.0), (89.0, 88.99900054931641), (1e-10, 3e-10), (2.0, -1.0)],
         ),
+        # Both terms overflow at x = y = 200 (inf - inf, truth 0) and sinh(89) from exp(89) at
+        # x = 89 (truth of the difference with 88.5: 8.7e37); they cancel near x = y.
+        (
+            "sinh(x) - sinh(y)",
+            "sinh_gap",
+            lambda x, y: sp.sinh(x) - sp.sinh(y),
+            [(200.0, 200.0), (-200.0, -200.0), (89.0, 88.5), (3.0, 3.000000238418579), (1e-20, 3e-10), (-3.0, 2.0), (0.5, -89.25)],
+        ),
+        (
+            "cosh(x) - cosh(y)",
+            "cosh_gap2",
+            lambda x, y: sp.cosh(x) - sp.cosh(y),
+            [(200.0, -200.0), (89.0, -88.5), (3.0, -3.000000238418579), (1e-20, 3e-10), (0.5, 89.25), (2.0, 30.0)],
+        ),
         # The powers overflow together (x = y = 1e20: inf - inf, truth 0), SymPy's factored
         # form's sum too (x = -y = 1e20: inf - inf, truth 2e60, the right inf), and they round
         # alike near x = y (1e5 and the next float: no bit of -2.3e8 kept).

@@ -1326,6 +1326,61 @@ CASES: tuple[Case, ...] = (
         {x: (-2.434687387395496e-21, -9.735371855778321e-17), y: (-2.434687387395496e-21, 2.953114328352717e-28)},
         label="weighted",
     ),
+    # sinh(x) - sinh(y) at x = y = 200 is inf - inf (truth 0); at x = 89, y = 88.5 sinh(89),
+    # printed from exp(89), is inf (truth 8.7e37); the terms cancel at x = 3 and the next float.
+    Case(
+        "hyperbolic_difference",
+        sp.sinh(x) - sp.sinh(y),
+        -sp.Piecewise(
+            (
+                sp.Piecewise(
+                    (0, sp.Eq(x, y)),
+                    (mul_exp(-expm1(x - y), y) / 2, x <= y),
+                    (-mul_exp(-expm1(y - x), x) / 2, True),
+                ),
+                (x > 9) & (y > 9),
+            ),
+            (
+                -sp.Piecewise(
+                    (0, sp.Eq(x, y)),
+                    (mul_exp(-expm1(y - x), -y) / 2, x >= y),
+                    (-mul_exp(-expm1(x - y), -x) / 2, True),
+                ),
+                (x < -9) & (y < -9),
+            ),
+            (
+                (2 * sp.sinh(x / 2) * sp.sinh(y / 2) + 2 * sp.cosh(x / 2) * sp.cosh(y / 2)) * -sp.sinh(x / 2 - y / 2),
+                (x * y > 0) & (sp.Abs(x - y) < 1),
+            ),
+            (2 * sp.sinh(y / 2) * sp.cosh(y / 2) - 2 * sp.sinh(x / 2) * sp.cosh(x / 2), True),
+        ),
+        {x: (200.0, 89.0, 3.0, -200.0), y: (200.0, 88.5, 3.000000238418579, -200.0)},
+        label="sinh",
+    ),
+    # cosh(x) - cosh(y) as cosh(|x|) - cosh(|y|): inf - inf at x = -y = 200 (truth 0), 1 - 1 at
+    # x = 1e-20, y = 3e-10 (truth -4.5e-20), cancelling at x = 3, y = -3.0000002.
+    Case(
+        "hyperbolic_difference",
+        sp.cosh(x) - sp.cosh(y),
+        -sp.Piecewise(
+            (
+                sp.Piecewise(
+                    (0, sp.Eq(sp.Abs(x), sp.Abs(y))),
+                    (mul_exp(-expm1(sp.Abs(x) - sp.Abs(y)), sp.Abs(y)) / 2, sp.Abs(x) <= sp.Abs(y)),
+                    (-mul_exp(-expm1(sp.Abs(y) - sp.Abs(x)), sp.Abs(x)) / 2, True),
+                ),
+                (sp.Abs(x) > 9) & (sp.Abs(y) > 9),
+            ),
+            (
+                (2 * sp.sinh(sp.Abs(x) / 2) * sp.cosh(sp.Abs(y) / 2) + 2 * sp.sinh(sp.Abs(y) / 2) * sp.cosh(sp.Abs(x) / 2))
+                * -sp.sinh(sp.Abs(x) / 2 - sp.Abs(y) / 2),
+                sp.Abs(sp.Abs(x) - sp.Abs(y)) < 1,
+            ),
+            (2 * sp.sinh(y / 2) ** 2 - 2 * sp.sinh(x / 2) ** 2, True),
+        ),
+        {x: (200.0, 1e-20, 3.0), y: (-200.0, 3e-10, -3.000000238418579)},
+        label="cosh",
+    ),
     # cos(3e-5) - cos(1e-6) is 1 - 1 (truth -4.5e-10).
     Case(
         "half_argument",
@@ -2087,6 +2142,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("dominant_term", x / (1 + x**2)),
     ("dominant_term", (x + y) / (x * y)),
     ("dominant_term", x / (1 + x + y + x * y)),
+    # A sum; two functions; a constant's.
+    ("hyperbolic_difference", sp.sinh(x) + sp.sinh(y)),
+    ("hyperbolic_difference", sp.sinh(x) - sp.cosh(y)),
+    ("hyperbolic_difference", sp.cosh(x) - sp.cosh(2)),
     # A constant's atan; a sum.
     ("atan_difference", sp.atan(x) - sp.atan(2)),
     ("atan_difference", sp.atan(x) + sp.atan(y)),
