@@ -205,10 +205,11 @@ def derive(
             signed_raw = _SIGN_PRODUCT(raw_form.replace(_even_power_of_sign, lambda p: sp.Integer(1)))
             if signed_raw != raw_form:
                 sources += list(_over_common_denominator(signed_raw) or ())
-        forms = [stable(e) for e in dict.fromkeys(sources)]
-        for e, name in made_by.items():
-            form = stable(e)
-            rules_of[form] = (name, *rules_of[form])
+        forms = []
+        for e in dict.fromkeys(sources):
+            forms.append(stable(e))
+            if e in made_by:
+                rules_of[forms[-1]] = (made_by[e], *rules_of[forms[-1]])
         # Expanded where that leaves fewer operations: a mixture's slope
         # -x*(1 - s) + (3 - x)*s is 3*s - x, whose products of x cancel (inf - inf far out)
         # as written.

@@ -1311,7 +1311,7 @@ CASES: tuple[Case, ...] = (
         {x: (1e10, 1e20, -3e19), y: (1e30, 1.0, 2e38)},
         label="student_t",
     ),
-    # Its terms of one weighted degree: at x = y = -2.4e-21 and at x = -9.7e-17, y = 3e-28
+    # A quotient whose terms have one weighted degree: at x = y = -2.4e-21 and at x = -9.7e-17, y = 3e-28
     # every power flushes, 0/0 (truth -2.4e-21 and 3.2e-5); y/x**2 does not.
     Case(
         "dominant_term",
