@@ -2554,6 +2554,24 @@ def _hyperbolic_difference(node: sp.Expr) -> sp.Expr | None:
     return rest + c * sp.Piecewise(*branches)
 
 
+def _cos_difference(node: sp.Expr) -> sp.Expr | None:
+    """cos(a) - cos(b) as cos(A) - cos(B), A = |a|, B = |b|, and within 1 of each other as
+    2*sin(A + d/2)*sin(d/2), d = B - A (exact there), sin(A + d/2) by the addition formula
+    (no argument rounded): the terms cancel near a = +-b (cos(1.00006) - cos(-1.0000001) kept
+    11 bits; -2*sin((a + b)/2)*sin((a - b)/2) rounds a + b, which large arguments amplify).
+    Elsewhere from the half arguments (half_argument: cos(88) - cos(7.5e-9) = 6.3e-4 lost 9
+    bits as a difference of two cosines near 1)."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, sp.cos) and not f.args[0].is_number)
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    a, b = sp.Abs(plus.args[0]), sp.Abs(minus.args[0])
+    half = sp.expand(b - a) / 2
+    near = 2 * (sp.sin(a) * sp.cos(half) + sp.cos(a) * sp.sin(half)) * sp.sin(half)
+    far = _half_argument(plus) - _half_argument(minus)
+    return rest + c * sp.Piecewise((near, sp.Abs(half) < sp.Rational(1, 2)), (far, True))
+
+
 def _half_argument(node: sp.Expr) -> sp.Expr | None:
     """cosh(u) = 1 + 2*sinh(u/2)**2 and sinh(u) = 2*sinh(u/2)*cosh(u/2). The printer writes
     cosh and sinh from exp(u) and exp(-u) (printer.EXP_FORMS), which overflow for
@@ -3665,6 +3683,11 @@ VARIANTS: tuple[Rule, ...] = (
         "hyperbolic_difference",
         "sinh(a) - sinh(b) and cosh(a) - cosh(b) cancel near a = b and are inf - inf where both overflow; far out as an exp difference, near a = b as 2*cosh((a + b)/2)*sinh((a - b)/2) from the half arguments, they are not",
         _hyperbolic_difference,
+    ),
+    Rule(
+        "cos_difference",
+        "cos(a) - cos(b) cancels near a = +-b; 2*sin(A + d/2)*sin(d/2), A = |a|, d = |b| - |a| exact there, does not",
+        _cos_difference,
     ),
     Rule(
         "half_argument",

@@ -460,7 +460,10 @@ def test_cos_difference_near_zero(load_module) -> None:
     # cos(3e-5) - cos(1e-6) was 1 - 1 = 0, truth -4.5e-10: 2*sin(y/2)**2 - 2*sin(x/2)**2.
     x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
     fn = load_module("cos(x) - cos(y)", "cos_gap", ["x", "y"]).cos_gap
+    # Near x = -y the terms cancel (cos(1.00006) - cos(-1.0000001) kept 11 bits), and near 1
+    # both (cos(88) - cos(7.5e-9), 9 bits): 2*sin(|x| + d/2)*sin(d/2), d = |y| - |x|.
     points = [(3e-5, 1e-6), (-1e-4, 2e-4), (2.5e-38, 4.7736126e-09), (2.0, 0.5), (-3.0, 1.0)]
+    points += [(1.00006103515625, -1.0000001192092896), (88.0, 7.5265465e-09)]
     _check(fn, sp.cos(x) - sp.cos(y), [x, y], points, 1e-6)
 
 

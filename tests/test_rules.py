@@ -1389,6 +1389,24 @@ CASES: tuple[Case, ...] = (
         {x: (3e-5, 2.5e-38, -1e-4), y: (1e-6, 4.7736126e-09, 2e-4)},
         label="cos",
     ),
+    # The terms cancel near x = -y (cos(1) - cos(-1.0000001), cos(2) - cos(-2.0000002)) and
+    # near 0 (cos(3e-5) - cos(1e-6) is 1 - 1, truth -4.5e-10).
+    Case(
+        "cos_difference",
+        sp.cos(x) - sp.cos(y),
+        -sp.Piecewise(
+            (
+                (
+                    2 * sp.sin(sp.Abs(x) / 2 - sp.Abs(y) / 2) * sp.cos(sp.Abs(y))
+                    + 2 * sp.sin(sp.Abs(y)) * sp.cos(sp.Abs(x) / 2 - sp.Abs(y) / 2)
+                )
+                * sp.sin(sp.Abs(x) / 2 - sp.Abs(y) / 2),
+                sp.Abs(sp.Abs(x) / 2 - sp.Abs(y) / 2) < sp.Rational(1, 2),
+            ),
+            (2 * sp.sin(x / 2) ** 2 - 2 * sp.sin(y / 2) ** 2, True),
+        ),
+        {x: (1.0, 2.0, 3e-5), y: (-1.0000001192092896, -2.000000238418579, 1e-6)},
+    ),
     # tanh(10.6) and tanh(19.7) both round to 1: the difference is 0, the truth -1.2e-9.
     Case(
         "saturated_difference",
@@ -2146,6 +2164,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("hyperbolic_difference", sp.sinh(x) + sp.sinh(y)),
     ("hyperbolic_difference", sp.sinh(x) - sp.cosh(y)),
     ("hyperbolic_difference", sp.cosh(x) - sp.cosh(2)),
+    # A sum; a constant's.
+    ("cos_difference", sp.cos(x) + sp.cos(y)),
+    ("cos_difference", sp.cos(x) - sp.cos(1)),
     # A constant's atan; a sum.
     ("atan_difference", sp.atan(x) - sp.atan(2)),
     ("atan_difference", sp.atan(x) + sp.atan(y)),
