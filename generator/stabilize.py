@@ -2419,10 +2419,13 @@ def _exp_difference(node: sp.Expr) -> sp.Expr | None:
     if found is None or type(found[1]) is not type(found[2]):
         return None
     c, plus, minus, rest = found
-    a, b = plus.args[0], minus.args[0]
-    return rest + c * sp.Piecewise(
-        (mul_exp(-expm1(b - a), a), a >= b), (-mul_exp(-expm1(a - b), b), True)
-    )
+    return rest + c * sp.Piecewise(*_exp_gap(plus.args[0], minus.args[0]))
+
+
+def _exp_gap(a: sp.Expr, b: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
+    """The branches of exp(a) - exp(b) as exp_difference writes it: exp(a)*(-expm1(b - a))
+    for a >= b, the factor taken into the exp by halves (mul_exp), and the mirror image."""
+    return [(mul_exp(-expm1(b - a), a), a >= b), (-mul_exp(-expm1(a - b), b), True)]
 
 
 def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
@@ -2538,18 +2541,15 @@ def _hyperbolic_difference(node: sp.Expr) -> sp.Expr | None:
         half_sum = sp.sinh(ha) * sp.cosh(hb) + sp.cosh(ha) * sp.sinh(hb)
 
     def far(p: sp.Expr, q: sp.Expr) -> sp.Expr:
-        return sp.Piecewise(
-            (0, sp.Eq(p, q)),
-            (mul_exp(-expm1(sp.expand(q - p)), p) / 2, p >= q),
-            (-mul_exp(-expm1(sp.expand(p - q)), q) / 2, True),
-        )
+        return sp.Piecewise((0, sp.Eq(p, q)), *((e / 2, cond) for e, cond in _exp_gap(p, q)))
 
     t = HYPERBOLIC_FAR
     branches = [(far(a, b), (a > t) & (b > t))]
     if odd:
         branches.append((-far(-a, -b), (a < -t) & (b < -t)))
-    close = sp.Abs(sp.expand(a - b)) < 1
-    branches.append((2 * half_sum * sp.sinh(sp.expand(a - b) / 2), (a * b > 0) & close if odd else close))
+    gap = sp.expand(a - b)
+    close = sp.Abs(gap) < 1
+    branches.append((2 * half_sum * sp.sinh(gap / 2), (a * b > 0) & close if odd else close))
     branches.append((_half_argument(plus) - _half_argument(minus), True))
     return rest + c * sp.Piecewise(*branches)
 
@@ -3008,9 +3008,11 @@ def _hypot_minus_side(node: sp.Expr) -> sp.Expr | None:
 QUOTIENT_MAX_OPS = 40
 
 
-def _quotient_polys(node: sp.Expr) -> tuple[sp.Poly, sp.Poly, list[sp.Symbol]] | None:
-    """(p, q, inputs) where `node` is p/q, polynomials with numeric coefficients in two or
-    more inputs, q not a number."""
+@functools.lru_cache(maxsize=1024)
+def _quotient_polys(node: sp.Expr) -> tuple[sp.Poly, sp.Poly, list[sp.Symbol], sp.Expr] | None:
+    """(p, q, inputs, q as written) where `node` is p/q, polynomials with numeric coefficients
+    in two or more inputs, q not a number. Remembered: scale_quotient and dominant_term ask
+    for the same nodes."""
     if not isinstance(node, (sp.Mul, sp.Pow)):
         return None  # a quotient
     symbols = sorted(node.free_symbols, key=sp.default_sort_key)
@@ -3023,7 +3025,7 @@ def _quotient_polys(node: sp.Expr) -> tuple[sp.Poly, sp.Poly, list[sp.Symbol]] |
         return None
     if q.total_degree() < 1 or not (p.domain.is_Numerical and q.domain.is_Numerical):
         return None
-    return p, q, symbols
+    return p, q, symbols, den
 
 
 def _linear_in(total: sp.Expr, symbols: Sequence[sp.Symbol]) -> bool:
@@ -3064,7 +3066,7 @@ def _scale_quotient(node: sp.Expr) -> sp.Expr | None:
     found = _quotient_polys(node)
     if found is None:
         return None
-    p, q, symbols = found
+    p, q, symbols, _ = found
     d = p.total_degree() - q.total_degree()
     mean = sp.Add(*(sp.Abs(v) for v in symbols)) / len(symbols)  # |x| + |y| overflows at 2e38
     if p.is_homogeneous and q.is_homogeneous:
@@ -3125,9 +3127,9 @@ def _dominant_term(node: sp.Expr) -> sp.Expr | None:
     found = _quotient_polys(node)
     if found is None:
         return None
-    p, q, symbols = found
+    p, q, symbols, den = found
     # A power s**n of a sum below the line (a slope's (v + x**2)**3) over the largest term's.
-    base, n = sp.fraction(sp.together(naive(node)))[1].as_base_exp()
+    base, n = den.as_base_exp()
     n = int(n) if isinstance(base, sp.Add) and n.is_Integer and n > 1 else 1
     terms = q.terms() if n == 1 else sp.Poly(base, *symbols).terms()
     if not 2 <= len(terms) <= 3 or len(p.terms()) > 4:
