@@ -91,6 +91,12 @@ def _guarded(
         # SymPy cannot differentiate through some nodes (polyval's coefficient tuple,
         # an ITE condition); the guard is a safety net beyond the order, not needed for it.
         return value
+    # sign of a guarded sum, sign(pick(...) + pick(...)), is not known real, and SymPy leaves
+    # its slope a Derivative, which nothing evaluates: it is 0 wherever it is defined (the
+    # slope of a real sign is the DiracDelta that the judge takes as 0).
+    slopes = [s.replace(lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, sp.sign), lambda e: sp.S.Zero) for s in slopes]
+    if any(s.has(sp.Derivative) for s in slopes):
+        return value
 
     def usable(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         finite = np.isfinite(judge.evaluate32(probe, variables, points))

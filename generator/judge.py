@@ -787,7 +787,10 @@ def _nonfinite_at_zeros(
 # pairs of grid values seldom meet them, and scored with the grid they tipped near-ties
 # elsewhere (hypot's d2f/dx2, logaddexp's slopes). `best` drops a candidate that is grossly
 # wrong (beyond GROSS_BITS where the truth is not NEGLIGIBLE) at more of them than another is.
-_MODERATE = (60.0, -60.0, 8e-20, -8e-20)
+# And +-3e38, the top of the range, where a product with a constant above 1 overflows
+# while its log, or a quotient by a larger input, need not (log(pi*v) at v = 3e38); the
+# grid's random pairs seldom put one input there beside an ordinary other.
+_MODERATE = (60.0, -60.0, 8e-20, -8e-20, 3e38, -3e38)
 _MODERATE_BESIDE = (0.999, 0.5, -2.0, 30.0)
 GROSS_BITS = 16.0
 

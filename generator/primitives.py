@@ -12,6 +12,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
+from sympy.core.evalf import PrecisionExhausted
 
 __all__ = [
     "erfc",
@@ -1011,5 +1012,12 @@ def naive(expr: sp.Expr) -> sp.Expr:
 
 def numeric(c: sp.Expr, digits: int = 20) -> sp.Expr:
     """A constant's value to `digits`, through its textbook form: SymPy cannot evaluate our
-    primitives themselves (|softplus(0)| > 1 and atan(softplus(10)) raised TypeError)."""
-    return sp.N(naive(c), digits)
+    primitives themselves (|softplus(0)| > 1 and atan(softplus(10)) raised TypeError).
+    A constant that is 0 in a form SymPy does not reduce, lgamma(1/2) - log(pi)/2, is 0:
+    evalf cannot tell it from 0 at the precisions it tries, and plain N gives its noise
+    (5.4e-166, printed into a module's sum)."""
+    value = naive(c)
+    try:
+        return sp.N(value, digits, strict=True)
+    except PrecisionExhausted:
+        return sp.N(value, digits, chop=True)

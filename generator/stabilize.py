@@ -1657,6 +1657,41 @@ def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
     return _log_near_one(num, den, _log_abs_quotient(num, den, num if den.is_nonnegative else sp.sign(den) * num))
 
 
+def _log_of_product(node: sp.Expr) -> sp.Expr | None:
+    """log(c*b1**k1*b2**k2*...) as log|c| + k1*log|b1| + ... where the product is beyond
+    2**24 or below 2**-24 (an inf or a 0 there, the far branch's too): the product over- or
+    underflows where its log need not (log(x*y) at x = y = 1e20 is log(inf), the truth
+    92.1; log(pi*v) at v = 2e38). The sign stays with one factor of odd power, log(sign(c)*
+    sign(b2)*...*b1), so the log is NaN exactly where the product is negative. Between the
+    bounds the product's log stays: there the logs' sum cancels where the product is near
+    1 (x = 1e10, y = 1e-10), and the product rounds only once."""
+    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Mul):
+        return None
+    u = node.args[0]
+    coeff, body = u.as_coeff_Mul()
+    if _holds_where(u) or not coeff.is_real:
+        return None
+    logs, odd = [], []
+    for b, e in _power_factors(body):
+        if b.is_positive:  # exp(y) is (E, y); pi*v's pi
+            logs.append(e * sp.log(b))
+        elif not b.free_symbols or not e.is_Rational:
+            return None  # log_of_power's power of an input, or a number that may be negative
+        elif e.is_Integer and e.is_odd:
+            odd.append((b, e))
+        else:
+            # An even power's base may be negative, a fractional power's (real there) may not.
+            logs.append(e * sp.log(sp.Abs(b) if e.is_Integer else b))
+    if len(odd) + len(logs) + (abs(coeff) != 1) < 2 or (not odd and coeff < 0):
+        return None
+    if odd:
+        (b1, k1), rest = odd[0], odd[1:]
+        sign = sp.sign(coeff) * sp.Mul(*(sp.sign(b) for b, _ in rest))
+        logs += [sp.log(sign * b1), (k1 - 1) * sp.log(sp.Abs(b1))] + [e * sp.log(sp.Abs(b)) for b, e in rest]
+    split = sp.log(abs(coeff)) + sp.Add(*logs)
+    return sp.Piecewise((split, (sp.Abs(u) > LOG1P_FAR) | (sp.Abs(u) < 1 / LOG1P_FAR)), (node, True))
+
+
 # log1p_of_product takes the logs apart beyond this size of the product: where the log is
 # above 16.6, so that the rounding of the logs' sum costs little of it, and before a
 # quotient by 1 + u goes subnormal (log(1 + exp(x)*y)' at x = 90, y = 1e-30 has
@@ -2452,8 +2487,10 @@ def _atan_difference(node: sp.Expr) -> sp.Expr | None:
     """atan(a) - atan(b) = atan((a - b)/(1 + a*b)) where a*b > 0: both terms round to the
     same pi/2 where a and b are far out on one side (atan(1e8) - atan(2e8) is 0, truth
     -5e-9), and cancel near a = b (atan(30) - atan(30.0073) is 14 bits off in float32);
-    a - b does neither. For a*b > 1, where a*b may overflow, the same quotient over a: ((a - b)/a)
-    over b + 1/a. Where a and b differ in sign the terms add, and stay."""
+    a - b does neither. For a*b > 1, where a*b may overflow, the same quotient over the larger
+    of a and b: ((a - b)/a) over b + 1/a, whose (a - b)/a is within 1 (over the smaller,
+    (0.5 - 3e38)/0.5 overflowed: atan(3e38) - atan(0.5) was pi/2, truth 1.107). Where a and
+    b differ in sign the terms add, and stay."""
     found = _pair_of_opposites(node, lambda f: isinstance(f, sp.atan) and not f.args[0].is_number)
     if found is None:
         return None
@@ -2461,7 +2498,8 @@ def _atan_difference(node: sp.Expr) -> sp.Expr | None:
     (a,), (b,) = plus.args, minus.args
     gap = sp.expand(a - b)
     return rest + c * sp.Piecewise(
-        (sp.atan(ipow(gap / a, 1) / (b + 1 / a)), a * b > 1),
+        (sp.atan(ipow(gap / a, 1) / (b + 1 / a)), (a * b > 1) & (sp.Abs(a) >= sp.Abs(b))),
+        (sp.atan(ipow(gap / b, 1) / (a + 1 / b)), a * b > 1),
         (sp.atan(gap / (1 + a * b)), a * b > 0),
         (plus - minus, True),
     )
@@ -2716,12 +2754,16 @@ def _log_of_sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
 
 def _sqrt_difference(node: sp.Expr) -> sp.Expr | None:
     """sqrt(a) - sqrt(b) = (a - b)/(sqrt(a) + sqrt(b)), with a - b simplified: the roots
-    cancel where a is near b (sqrt(x + 1) - sqrt(x) at x = 1e8 is 0, truth 5e-5)."""
+    cancel where a is near b (sqrt(x + 1) - sqrt(x) at x = 1e8 is 0, truth 5e-5). A
+    quotient with an input in a - b is kept whole: it is no larger than the larger root,
+    while a - b over another factor first need not be (the Hellinger slope
+    (x - y)/sqrt(x)/(sqrt(x) + sqrt(y)) was -inf at x = 0.5, y = 3e38)."""
     found = _pair_of_opposites(node, lambda f: isinstance(f, sp.Pow) and f.exp == sp.Rational(1, 2))
     if found is None:
         return None
     c, plus, minus, rest = found
-    return rest + c * sp.expand(plus.base - minus.base) / (plus + minus)
+    gap = sp.expand(plus.base - minus.base)
+    return rest + c * (ipow(gap / (plus + minus), 1) if gap.free_symbols else gap / (plus + minus))
 
 
 def _shifted_softplus(node: sp.Expr) -> sp.Expr | None:
@@ -3654,6 +3696,11 @@ VARIANTS: tuple[Rule, ...] = (
         "log_of_quotient",
         "log(a/b): a/b over- or underflows where the log need not; log(sign(b)*a) - log|b| does not (log1p((a - b)/b) near a = b)",
         _log_of_quotient,
+    ),
+    Rule(
+        "log_of_product",
+        "log(c*a*b...): the product over- or underflows where the log need not; beyond 2**24 or below 2**-24, log|c| + log|a| + log|b| + ... (the sign kept with one factor) does not",
+        _log_of_product,
     ),
     Rule(
         "log_of_ratio",

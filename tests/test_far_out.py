@@ -354,12 +354,14 @@ def test_cosh_difference_where_exp_overflows_and_near_zero(load_module) -> None:
     ("text", "name", "truth", "points"),
     [
         # atan(1e8) - atan(2e8) was pi/2 - pi/2 = 0 (truth -5e-9), and the terms cancelled near
-        # x = y (atan(30) - atan(30.00003) kept 4 bits): atan((x - y)/(1 + x*y)).
+        # x = y (atan(30) - atan(30.00003) kept 4 bits): atan((x - y)/(1 + x*y)). Where x*y > 1,
+        # over the larger input: over the smaller, (0.5 - 3e38)/0.5 overflowed, pi/2 for 1.107.
         (
             "atan(x) - atan(y)",
             "atan_gap",
             lambda x, y: sp.atan(x) - sp.atan(y),
-            [(1e8, 2e8), (-3e30, -1e30), (30.0, 30.000028610229492), (0.5, -2.0), (1e-20, 3e-20), (2.0, 0.25)],
+            [(1e8, 2e8), (-3e30, -1e30), (30.0, 30.000028610229492), (0.5, -2.0), (1e-20, 3e-20), (2.0, 0.25)]
+            + [(3e38, 0.5), (0.5, 3e38), (1e-3, 1e36)],
         ),
         # Both roots round to 1 near 0 (x = 1e-4, y = 2e-4: 0, truth -1.5e-8): as
         # (x + y)*((x - y)/(hypot(1, x) + hypot(1, y))), 0 at x = y = 3e38.
@@ -1612,6 +1614,18 @@ def test_divergences_at_their_minimum(load_module, text: str, partials: int) -> 
             assert abs(v - true) <= TOL * abs(true), (expr, point, v, true)
 
 
+def test_a_divergence_term_generated_to_the_first_order(load_module) -> None:
+    # At --order 1 the last level's guards differentiate its branches; a branch holding the
+    # sign of a guarded sum, sign(pick(c, x, 1) + pick(c, y, 0)), has a slope SymPy leaves
+    # as a Derivative, and generation crashed on it. TF differentiates the first order
+    # itself, by the chain rule through the first order's ops: the second order is checked,
+    # to a few more ulps (4.5 at x = 2, y = 0.5).
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module("x*log(2*x/(x + y))", "term", ["x", "y"], order=1).term
+    points = [_near(1.0, 1e-4), _near(3.0, -(2.0**-12)), (2.0, 0.5), (0.5, 2.0), (1e-6, 4e5)]
+    _check(fn, x * sp.log(2 * x / (x + y)), [x, y], points, tol=1e-6)
+
+
 def test_bernoulli_kl_near_its_minimum(load_module) -> None:
     # y*log(y/x) + (1 - y)*log((1 - y)/(1 - x)): the two logs' first orders cancel each
     # other (26% of points near x = y within 3 bits); as y*log1pmx(u) + (1 - y)*log1pmx(v)
@@ -1745,25 +1759,27 @@ def test_scaled_quotient_slopes_where_the_inputs_meet(load_module) -> None:
     _check(fn, x * y / (x**2 + y**2), [x, y], points, tol=8e-7)
 
 
-def test_hellinger_slope_where_the_inputs_meet(load_module) -> None:
+def test_hellinger_slopes_where_the_inputs_meet(load_module) -> None:
     # (sqrt(x) - sqrt(y))**2's slope 1 - sqrt(y)/sqrt(x) cancels near x = y (21% within 3
-    # bits); (x - y)/(sqrt(x)*(sqrt(x) + sqrt(y))), 0.2 mean bits worse on the grid, does not.
-    # The judge takes it: every near-equal is bad where the inputs meet.
+    # bits); ((x - y)/(sqrt(x) + sqrt(y)))/sqrt(x) does not. Both slopes share the quotient,
+    # kept whole: (x - y)/sqrt(x)/(sqrt(x) + sqrt(y)) was -inf at x = 0.5, y = 3e38, and the
+    # judge, which drops a form wrong there, took d/dx as 1 - sqrt(y)/sqrt(x) again.
     import tensorflow as tf
 
     x, y = sp.Symbol("x", positive=True), sp.Symbol("y", positive=True)
     fn = load_module("(sqrt(x) - sqrt(y))**2", "hellinger", ["x", "y"]).hellinger
     points = [_near(1.0, 2.0**-20), _near(3.0, 1e-4), _near(1e-6, -(2.0**-16)), _near(4e5, 2.0**-18), (2.0, 0.5)]
-    xs = tf.constant([p[0] for p in points], tf.float32)
-    ys = tf.constant([p[1] for p in points], tf.float32)
+    points += [(0.5, 3e38), (3e38, 0.5)]
+    columns = [tf.constant([p[i] for p in points], tf.float32) for i in range(2)]
     with tf.GradientTape() as tape:
-        tape.watch(xs)
-        value = fn(xs, ys)
-    slope = tape.gradient(value, xs).numpy().astype(np.float64)
-    truth = sp.diff((sp.sqrt(x) - sp.sqrt(y)) ** 2, x)
-    for point, got in zip(points, slope):
-        true = float(truth.subs({x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}).evalf(60))
-        assert abs(got - true) <= TOL * abs(true), (point, got, true)
+        tape.watch(columns)
+        value = fn(*columns)
+    slopes = tape.gradient(value, columns)
+    f = (sp.sqrt(x) - sp.sqrt(y)) ** 2
+    for got, truth in zip(slopes, [f.diff(x), f.diff(y)]):
+        for point, v in zip(points, got.numpy().astype(np.float64)):
+            true = float(truth.subs({x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}).evalf(60))
+            assert abs(v - true) <= TOL * abs(true), (truth, point, v, true)
 
 
 def test_log_of_a_quotient_whose_denominator_overflows(load_module) -> None:
@@ -1822,3 +1838,33 @@ def test_a_sum_of_logs_whose_arguments_are_positive_as_one_log(load_module) -> N
     truth = sp.log(1 + 1 / x**2)
     _check(fn, truth, [x], [(1e4,), (-3e10,), (2.0,), (0.5,), (1e-20,), (3e30,)], tol=1e-6)
 
+
+
+def test_log_of_a_product_where_the_product_overflows_or_flushes(load_module) -> None:
+    # log(x*y) at x = y = 1e20 was log(inf), truth 92.1; at x = y = 1e-25 log(0), truth
+    # -115.1 (77% of the judge's points within 3 bits). Beyond 2**24 or below 2**-24 the
+    # logs of the factors (log_of_product), the sign kept with one of them.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module("log(x*y)", "log_xy", ["x", "y"]).log_xy
+    points = [(1e20, 1e20), (-1e20, -3e30), (1e-25, 1e-25), (-2e-30, -0.5), (3.0, 0.25), (2.0, 1e30)]
+    _check(fn, sp.log(x * y), [x, y], points, 1e-6)
+
+
+def test_student_t_log_density_with_its_degrees_of_freedom_at_the_top_of_the_range(load_module) -> None:
+    # log(v*pi) at v = 3e38 is log(inf): f was -inf, truth -450.9 for x = 30. The judge's
+    # moderate points now hold +-3e38 beside an ordinary other, where log(v) + log(pi)
+    # (log_of_product, or the sum as expanded) is finite.
+    x, v = sp.Symbol("x", real=True), sp.Symbol("v", real=True)
+    text = "lgamma((v+1)/2) - lgamma(v/2) - log(v*pi)/2 - (v+1)/2*log(1 + x**2/v)"
+    fn = load_module(text, "student_t", ["x", "v"]).student_t
+    import tensorflow as tf
+
+    # (x/v stays normal: at x = 1, v = 3e38 it flushes, and log1p(x*(x/v)) with it, so the
+    # last term's -x**2/2 is lost; not done.)
+    points = [(30.0, 3e38), (20.0, 2e38), (2.0, 5.0)]
+    value = fn(tf.constant([p[0] for p in points]), tf.constant([p[1] for p in points])).numpy()
+    truth = sp.loggamma((v + 1) / 2) - sp.loggamma(v / 2) - sp.log(v * sp.pi) / 2 - (v + 1) / 2 * sp.log(1 + x**2 / v)
+    for got, point in zip(value, points):
+        true = float(truth.subs({x: sp.Float(point[0], 60), v: sp.Float(point[1], 60)}).evalf(60))
+        # The normalising constant's terms (44 each at v = 3e38) cancel to -0.92: a few bits.
+        assert np.isfinite(got) and abs(got - true) <= 1e-5 * abs(true), (point, got, true)

@@ -625,6 +625,30 @@ CASES: tuple[Case, ...] = (
         _near_one((x - y) / y, sp.log(x * sp.sign(y)) - sp.log(sp.Abs(y))),
         {x: (1e30, -1e30, 1e-30), y: (1e-30, -1e-30, 1e30)},
     ),
+    # log(x*y) at x = y = 1e20 is log(inf), the truth 92.1; at x = y = 1e-25 log(0), the
+    # truth -115.1. The sign stays with y's partner: opposite signs stay NaN.
+    Case(
+        "log_of_product",
+        sp.log(x * y),
+        sp.Piecewise(
+            (sp.log(x * sp.sign(y)) + sp.log(sp.Abs(y)), (sp.Abs(x * y) > 2**24) | (sp.Abs(x * y) < sp.Rational(1, 2**24))),
+            (sp.log(x * y), True),
+        ),
+        {x: (1e20, -1e20, 1e-25, -3e30), y: (1e20, -1e20, 1e-25, -3e10)},
+    ),
+    # A constant factor above 1 and an even power: log(2*pi*t**2) at t = 1e20 (the square
+    # overflows), t = 1e-20 (it flushes); truths 93.9 and -90.3.
+    Case(
+        "log_of_product",
+        sp.log(2 * sp.pi * t**2),
+        sp.Piecewise(
+            (2 * sp.log(sp.Abs(t)) + sp.log(2) + sp.log(sp.pi), (2 * sp.pi * t**2 > 2**24) | (2 * sp.pi * t**2 < sp.Rational(1, 2**24))),
+            (sp.log(2 * sp.pi * t**2), True),
+        ),
+        {t: (1e20, -1e20, 1e-20, 3e38)},
+        label="constant",
+        tolerance=1e-15,
+    ),
     # hypot(x, y) - x at x = 1e8, y = 1 is 0; the truth is 5e-9.
     Case(
         "hypot_minus_side",
@@ -850,6 +874,15 @@ CASES: tuple[Case, ...] = (
         sp.sqrt(x + 1) - sp.sqrt(x),
         1 / (sp.sqrt(x) + sp.sqrt(x + 1)),
         {x: (1e8,)},
+    ),
+    # The Hellinger slope near x = y: the quotient is kept whole, so that it is taken before
+    # the outer 1/sqrt(x) (x - y first over sqrt(x) overflows at x = 0.5, y = 3e38).
+    Case(
+        "sqrt_difference",
+        (sp.sqrt(x) - sp.sqrt(y)) / sp.sqrt(x),
+        ipow((x - y) / (sp.sqrt(x) + sp.sqrt(y)), 1) / sp.sqrt(x),
+        {x: (2.0, 3.0), y: (2 + 2.0**-19, 3 + 3 * 2.0**-21)},
+        label="grouped",
     ),
     # Two-way softmax: at x = y = 100 both exps overflow, inf/inf = nan; at x = y = -110 both
     # flush to 0, 0/0 = nan; the truth is 1/2. At x = 100, y = 0 it is inf/inf, truth 1.
@@ -1692,12 +1725,15 @@ CASES: tuple[Case, ...] = (
         label="expm1",
     ),
     # atan(1e8) - atan(2e8) is pi/2 - pi/2 = 0 (truth -5e-9); atan(30) - atan(30.00003) and
-    # atan(0.5) - atan(0.5000001) cancel near a = b.
+    # atan(0.5) - atan(0.5000001) cancel near a = b. Over the larger of the two where their
+    # product is above 1: over the smaller, (0.5 - 3e38)/0.5 overflowed (atan(3e38) -
+    # atan(0.5) was pi/2, truth 1.107; here with a - b rounded, 2.3e-8 off).
     Case(
         "atan_difference",
         sp.atan(x) - sp.atan(y),
         -sp.Piecewise(
-            (sp.atan(ipow((y - x) / y, 1) / (x + 1 / y)), x * y > 1),
+            (sp.atan(ipow((y - x) / y, 1) / (x + 1 / y)), (x * y > 1) & (sp.Abs(y) >= sp.Abs(x))),
+            (sp.atan(ipow((y - x) / x, 1) / (y + 1 / x)), x * y > 1),
             (sp.atan((y - x) / (x * y + 1)), x * y > 0),
             (sp.atan(y) - sp.atan(x), True),
         ),
@@ -2337,6 +2373,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
         log1p(2 * x),
     ),  # one input: log1p(2x) overflows only with the log
     ("log1p_of_product", log1p(x + y)),  # a sum
+    ("log_of_product", sp.log(-x)),  # no product to overflow
+    ("log_of_product", sp.log(-(x**2) * y**2)),  # never positive
+    ("log_of_product", sp.log(x**y * y)),  # a power of an input: log_of_power's
+    ("log_of_product", sp.log(x + y)),  # a sum
     ("factor_at_roots", x**2 + 1),  # no real root
     (
         "factor_at_roots",

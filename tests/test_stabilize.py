@@ -3,8 +3,11 @@ model and the derivatives of the regime primitives."""
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
+import pytest
 import sympy as sp
 
 from generator import judge
@@ -767,3 +770,13 @@ def test_naive_replaces_nested_primitives_and_only_those_present() -> None:
     assert naive(softplus(sigmoid(x))) == sp.log(1 + sp.exp(1 / (1 + sp.exp(-x))))
     assert naive(ipow(expm1(x), 3) + 1) == (sp.exp(x) - 1) ** 3 + 1
     assert naive(sp.sin(x) + 2) == sp.sin(x) + 2
+
+
+def test_a_constant_that_is_zero_in_a_form_sympy_keeps_is_zero() -> None:
+    # lgamma(1/2) - log(pi)/2 is 0, which SymPy does not see: plain N gave 5.4e-166, and the
+    # Student-t log-density's module printed it into its sum.
+    from generator.primitives import numeric
+
+    assert numeric(sp.loggamma(sp.Rational(1, 2)) - sp.log(sp.pi) / 2) == 0
+    assert abs(float(numeric(sp.exp(-200))) - math.exp(-200)) < 1e-100
+    assert float(numeric(sp.log(3) - 1)) == pytest.approx(0.09861228866810969, rel=1e-15)
