@@ -29,6 +29,13 @@ from generator.primitives import away, clip, pick, polyval
 # Safe points are tried in this order: round numbers first, then farther out.
 SAFE_VALUES = (0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.25, -0.25, 10.0, -10.0, 1e-3, -1e-3, 100.0, -100.0)
 MAX_CANDIDATES = 4096
+# A branch larger than this, as a tree, is left unguarded: where-branches guarded within
+# where-branches, each level's picks substituted into the levels inside it, grow with the
+# depth, and so do their slopes. The KL divergence of probabilities, x*log(x/y) + (1 - x)*
+# log((1 - x)/(1 - y)), with its slope in four nested levels, made branches of 34,000
+# operations whose slopes took 18 s each: minutes for one module. The guard is a safety
+# net beyond the generated order; the inner levels keep theirs.
+MAX_PROBED_NODES = 5000
 
 
 def guard_branches(expr: sp.Expr, defaults: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
@@ -82,6 +89,8 @@ def _guarded(
     if value.is_number or taken in (sp.true, sp.false) or value.has(clip, away, polyval):
         # clip/away/polyval: a regime's branch, which guards itself (generator.regimes).
         return value
+    if _tree_size(value) > MAX_PROBED_NODES:
+        return value
     variables = tuple(sorted((value.free_symbols | taken.free_symbols) - set(defaults), key=lambda s: s.name))
     probe = value.xreplace(defaults)
     condition = taken.xreplace(defaults)
@@ -120,6 +129,11 @@ def _guarded(
     else:
         guard = {v: pick(taken, v, point[v]) for v in variables}
     return value.xreplace({v: g for v, g in guard.items() if v in value.free_symbols})
+
+
+def _tree_size(expr: sp.Basic) -> int:
+    """The nodes of `expr` as a tree, counted up to MAX_PROBED_NODES + 1."""
+    return sum(1 for _ in itertools.islice(sp.preorder_traversal(expr), MAX_PROBED_NODES + 1))
 
 
 def _truth(condition: sp.Basic, variables: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:

@@ -38,6 +38,10 @@ GOOD_BITS = 3.0
 # a first derivative bad at one point fewer whose own derivative was bad everywhere, and
 # swish'' two tf.where for two points in the band where TF flushes sigmoid(x).
 BAD_SLACK_BITS = 0.25
+# A candidate up to DIAGONAL_SLACK_BITS mean bits behind the best may win by being right
+# where two inputs nearly meet, where the others lose half their bits or all (_pick): near
+# x = y is where a divergence or a distance of two inputs is used most.
+DIAGONAL_SLACK_BITS = 0.5
 
 
 # NumPy picks its kernels for exp, log, tanh, pow, ... by the CPU (AVX2, AVX-512 with
@@ -1788,10 +1792,11 @@ def _pick(
     if len(symbols) == 1:
         return min(near)[-1]
     # Where every near-equal is bad where two inputs nearly meet (diagonal_points) and a form
-    # within BAD_SLACK_BITS (near-equals are within TIE_BITS: a subset), as bad on the grid,
-    # is not, the near-equals are those: the Hellinger slope 1 - sqrt(y/x) cancels there,
-    # (x - y)/(sqrt(x)*(sqrt(x) + sqrt(y))) does not, and is 0.2 mean bits off elsewhere.
-    wide = [i for i, (mean, bad) in enumerate(scored) if mean <= top_mean + BAD_SLACK_BITS and bad <= top_bad]
+    # within DIAGONAL_SLACK_BITS (near-equals are within TIE_BITS: a subset), as bad on the
+    # grid, is not, the near-equals are those: the Hellinger slope 1 - sqrt(x)/sqrt(y)
+    # cancels there, ((x - y)/(sqrt(x) + sqrt(y)))/sqrt(y) does not, and is 0.26 mean bits
+    # off elsewhere.
+    wide = [i for i, (mean, bad) in enumerate(scored) if mean <= top_mean + DIAGONAL_SLACK_BITS and bad <= top_bad]
     diagonal = {i: _bad_on_diagonal(unique[i], truth_expr, symbols, domain) for i in wide}
     fewest = min(diagonal.values())
     if min(diagonal[i] for *_, i in near) > fewest:

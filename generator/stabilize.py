@@ -1659,15 +1659,20 @@ def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
 
 def _log_of_product(node: sp.Expr) -> sp.Expr | None:
     """log(c*b1**k1*b2**k2*...) as log|c| + k1*log|b1| + ... where the product is beyond
-    2**24 or below 2**-24 (an inf or a 0 there, the far branch's too): the product over- or
-    underflows where its log need not (log(x*y) at x = y = 1e20 is log(inf), the truth
-    92.1; log(pi*v) at v = 2e38). The sign stays with one factor of odd power, log(sign(c)*
-    sign(b2)*...*b1), so the log is NaN exactly where the product is negative. Between the
-    bounds the product's log stays: there the logs' sum cancels where the product is near
-    1 (x = 1e10, y = 1e-10), and the product rounds only once."""
-    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Mul):
+    2**100 or below 2**-100 (PRODUCT_EDGE): the product over- or underflows where its log
+    need not (log(x*y) at x = y = 1e20 is log(inf), the truth 92.1; log(pi*v) at v = 2e38).
+    The sign stays with one factor of odd power, log(sign(c)*sign(b2)*...*b1), so the log
+    is NaN exactly where the product is negative; log|c*b1*...| is the sum of all the
+    factors' log|b|. Between the bounds the product's log stays: there the logs' sum
+    cancels where the product is near 1 (x = 1e10, y = 1e-10), and the product rounds only
+    once."""
+    if not isinstance(node, sp.log):
         return None
-    u = node.args[0]
+    # log|c*a*b...| too, whose factors are all taken as |a|: no sign to keep.
+    absolute = isinstance(node.args[0], sp.Abs)
+    u = node.args[0].args[0] if absolute else node.args[0]
+    if not isinstance(u, sp.Mul):
+        return None
     coeff, body = u.as_coeff_Mul()
     if _holds_where(u) or not coeff.is_real:
         return None
@@ -1677,19 +1682,29 @@ def _log_of_product(node: sp.Expr) -> sp.Expr | None:
             logs.append(e * sp.log(b))
         elif not b.free_symbols or not e.is_Rational:
             return None  # log_of_power's power of an input, or a number that may be negative
-        elif e.is_Integer and e.is_odd:
+        elif e.is_Integer and e.is_odd and not absolute:
             odd.append((b, e))
         else:
             # An even power's base may be negative, a fractional power's (real there) may not.
             logs.append(e * sp.log(sp.Abs(b) if e.is_Integer else b))
-    if len(odd) + len(logs) + (abs(coeff) != 1) < 2 or (not odd and coeff < 0):
+    if len(odd) + len(logs) + (abs(coeff) != 1) < 2 or (not odd and coeff < 0 and not absolute):
         return None
     if odd:
         (b1, k1), rest = odd[0], odd[1:]
         sign = sp.sign(coeff) * sp.Mul(*(sp.sign(b) for b, _ in rest))
         logs += [sp.log(sign * b1), (k1 - 1) * sp.log(sp.Abs(b1))] + [e * sp.log(sp.Abs(b)) for b, e in rest]
     split = sp.log(abs(coeff)) + sp.Add(*logs)
-    return sp.Piecewise((split, (sp.Abs(u) > LOG1P_FAR) | (sp.Abs(u) < 1 / LOG1P_FAR)), (node, True))
+    return sp.Piecewise((split, (sp.Abs(u) > PRODUCT_EDGE) | (sp.Abs(u) < 1 / PRODUCT_EDGE)), (node, True))
+
+
+# log_of_product takes the logs apart beyond this size of the product or below its
+# reciprocal: where the product is inf, subnormal or 0, or near that. Not at float32's
+# smallest normal number, 2**-126 itself: SymPy takes a constant out of the comparison
+# (|2*x**2*y| < 2**-126 as x**2*|y| < 2**-127), and TensorFlow on the CPU reads a subnormal
+# constant as 0 (log(2*pi*x**2*y) was -inf at x = y = 1.7e-37); 2**100 leaves room for
+# constants up to 2**26. Between, the product's log, rounded once, is as accurate as the
+# logs' sum, which cancels where the product is near 1 (x = 1e10, y = 1e-10).
+PRODUCT_EDGE = sp.Float(2.0**100, 17)
 
 
 # log1p_of_product takes the logs apart beyond this size of the product: where the log is
@@ -3699,7 +3714,7 @@ VARIANTS: tuple[Rule, ...] = (
     ),
     Rule(
         "log_of_product",
-        "log(c*a*b...): the product over- or underflows where the log need not; beyond 2**24 or below 2**-24, log|c| + log|a| + log|b| + ... (the sign kept with one factor) does not",
+        "log(c*a*b...): the product over- or underflows where the log need not; beyond 2**100 or below 2**-100, log|c| + log|a| + log|b| + ... (the sign kept with one factor) does not",
         _log_of_product,
     ),
     Rule(

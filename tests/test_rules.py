@@ -60,7 +60,7 @@ from generator.primitives import (
     xlog1py,
     xlogy,
 )
-from generator.stabilize import ECONOMIES, GUARDS, LOG_HYPOT_HALVED, REPAIRS, RULES, SOURCES, VARIANTS, repairs
+from generator.stabilize import ECONOMIES, GUARDS, LOG_HYPOT_HALVED, PRODUCT_EDGE as EDGE, REPAIRS, RULES, SOURCES, VARIANTS, repairs
 
 x, y, t = sp.symbols("x y t", real=True)
 # log1mexp(u) - log(u) = -u/2 + u**2/24 - u**4/2880 + ..., to u**22 (B_2k/(2k*(2k)!) u**2k).
@@ -631,10 +631,21 @@ CASES: tuple[Case, ...] = (
         "log_of_product",
         sp.log(x * y),
         sp.Piecewise(
-            (sp.log(x * sp.sign(y)) + sp.log(sp.Abs(y)), (sp.Abs(x * y) > 2**24) | (sp.Abs(x * y) < sp.Rational(1, 2**24))),
+            (sp.log(x * sp.sign(y)) + sp.log(sp.Abs(y)), (sp.Abs(x * y) > EDGE) | (sp.Abs(x * y) < 1 / EDGE)),
             (sp.log(x * y), True),
         ),
         {x: (1e20, -1e20, 1e-25, -3e30), y: (1e20, -1e20, 1e-25, -3e10)},
+    ),
+    # log|x*y|: every factor's log|b|, no sign to keep.
+    Case(
+        "log_of_product",
+        sp.log(sp.Abs(x * y)),
+        sp.Piecewise(
+            (sp.log(sp.Abs(x)) + sp.log(sp.Abs(y)), (sp.Abs(x * y) > EDGE) | (sp.Abs(x * y) < 1 / EDGE)),
+            (sp.log(sp.Abs(x * y)), True),
+        ),
+        {x: (1e20, -1e20, 1e-25, -3e30), y: (1e20, 1e20, 1e-25, -3e10)},
+        label="abs",
     ),
     # A constant factor above 1 and an even power: log(2*pi*t**2) at t = 1e20 (the square
     # overflows), t = 1e-20 (it flushes); truths 93.9 and -90.3.
@@ -642,7 +653,7 @@ CASES: tuple[Case, ...] = (
         "log_of_product",
         sp.log(2 * sp.pi * t**2),
         sp.Piecewise(
-            (2 * sp.log(sp.Abs(t)) + sp.log(2) + sp.log(sp.pi), (2 * sp.pi * t**2 > 2**24) | (2 * sp.pi * t**2 < sp.Rational(1, 2**24))),
+            (2 * sp.log(sp.Abs(t)) + sp.log(2) + sp.log(sp.pi), (2 * sp.pi * t**2 > EDGE) | (2 * sp.pi * t**2 < 1 / EDGE)),
             (sp.log(2 * sp.pi * t**2), True),
         ),
         {t: (1e20, -1e20, 1e-20, 3e38)},
