@@ -508,3 +508,19 @@ def test_docstring_accuracy_of_a_where_inside_a_comparison():
     expr = parse("x*min(max(x + 3, 0), 6)/6")
     lines = derive(expr, tuple(expr.free_symbols), 2).accuracy
     assert all("100.0% of" in line for line in lines), lines
+
+
+def test_guards_leave_a_branch_too_large_to_probe():
+    # A where-branch that overflows where it is not taken reads its input through a pick
+    # (the double where); one beyond guards.MAX_PROBED_NODES is left as it is: nested
+    # guarded levels grew so (34,000 operations) that differentiating them took minutes.
+    from generator import guards
+    from generator.primitives import pick
+
+    x = sp.Symbol("x", real=True)
+    small = sp.Piecewise((sp.exp(x), x < 1), (sp.Integer(0), True))
+    assert guards.guard_branches(small, {}).has(pick)
+    many = sp.Add(*(sp.exp(x) * sp.sin(k * x) for k in range(1, guards.MAX_PROBED_NODES // 4)))
+    large = sp.Piecewise((many, x < 1), (sp.Integer(0), True))
+    assert guards._tree_size(many) > guards.MAX_PROBED_NODES
+    assert guards.guard_branches(large, {}) == large
