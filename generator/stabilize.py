@@ -1662,15 +1662,15 @@ def _log_of_product(node: sp.Expr) -> sp.Expr | None:
     2**100 or below 2**-100 (PRODUCT_EDGE): the product over- or underflows where its log
     need not (log(x*y) at x = y = 1e20 is log(inf), the truth 92.1; log(pi*v) at v = 2e38).
     The sign stays with one factor of odd power, log(sign(c)*sign(b2)*...*b1), so the log
-    is NaN exactly where the product is negative; log|c*b1*...| is the sum of all the
-    factors' log|b|. Between the bounds the product's log stays: there the logs' sum
+    is NaN exactly where the product is negative; log|c*b1*...| and log(c*|b1*b2|) are sums
+    of the factors' log|b|. Between the bounds the product's log stays: there the logs' sum
     cancels where the product is near 1 (x = 1e10, y = 1e-10), and the product rounds only
     once."""
     if not isinstance(node, sp.log):
         return None
-    # log|c*a*b...| too, whose factors are all taken as |a|: no sign to keep.
-    absolute = isinstance(node.args[0], sp.Abs)
-    u = node.args[0].args[0] if absolute else node.args[0]
+    # |a*b*...| as |a|*|b|*...: log|x*y|, log(2*|x*y|). A factor that is not negative, as
+    # |a| is, needs no sign.
+    u = sp.Mul(*(_abs_apart(f) for f in sp.Mul.make_args(node.args[0])))
     if not isinstance(u, sp.Mul):
         return None
     coeff, body = u.as_coeff_Mul()
@@ -1678,23 +1678,32 @@ def _log_of_product(node: sp.Expr) -> sp.Expr | None:
         return None
     logs, odd = [], []
     for b, e in _power_factors(body):
-        if b.is_positive:  # exp(y) is (E, y); pi*v's pi
+        if b.is_nonnegative:  # exp(y) is (E, y); pi*v's pi; |x|
             logs.append(e * sp.log(b))
         elif not b.free_symbols or not e.is_Rational:
             return None  # log_of_power's power of an input, or a number that may be negative
-        elif e.is_Integer and e.is_odd and not absolute:
+        elif e.is_Integer and e.is_odd:
             odd.append((b, e))
         else:
             # An even power's base may be negative, a fractional power's (real there) may not.
             logs.append(e * sp.log(sp.Abs(b) if e.is_Integer else b))
-    if len(odd) + len(logs) + (abs(coeff) != 1) < 2 or (not odd and coeff < 0 and not absolute):
+    if len(odd) + len(logs) + (abs(coeff) != 1) < 2 or (not odd and coeff < 0):
         return None
     if odd:
         (b1, k1), rest = odd[0], odd[1:]
         sign = sp.sign(coeff) * sp.Mul(*(sp.sign(b) for b, _ in rest))
         logs += [sp.log(sign * b1), (k1 - 1) * sp.log(sp.Abs(b1))] + [e * sp.log(sp.Abs(b)) for b, e in rest]
     split = sp.log(abs(coeff)) + sp.Add(*logs)
-    return sp.Piecewise((split, (sp.Abs(u) > PRODUCT_EDGE) | (sp.Abs(u) < 1 / PRODUCT_EDGE)), (node, True))
+    # (SymPy leaves |2*|x*y|| as 2*||x*y||.)
+    size = sp.Abs(node.args[0]).replace(lambda e: isinstance(e, sp.Abs) and e.args[0].is_nonnegative, lambda e: e.args[0])
+    return sp.Piecewise((split, (size > PRODUCT_EDGE) | (size < 1 / PRODUCT_EDGE)), (node, True))
+
+
+def _abs_apart(factor: sp.Expr) -> sp.Expr:
+    """|a*b*...| as |a|*|b|*..., any other factor as it is."""
+    if isinstance(factor, sp.Abs) and isinstance(factor.args[0], sp.Mul):
+        return sp.Mul(*(sp.Abs(f) for f in factor.args[0].args))
+    return factor
 
 
 # log_of_product takes the logs apart beyond this size of the product or below its

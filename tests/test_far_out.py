@@ -1861,6 +1861,9 @@ def test_log_of_a_product_with_a_constant_where_the_product_flushes(load_module)
     fn = load_module("log(abs(x*y))", "log_abs_xy", ["x", "y"]).log_abs_xy
     points = [(1e20, -1e20), (-1e-25, 1e-25), (-3.0, 0.25), (2.0, -1e30)]
     _check(fn, sp.log(sp.Abs(x * y)), [x, y], points, 1e-6)
+    # SymPy writes |-2*x*y| as 2*|x*y|, taken apart as 2*|x|*|y| (only log(2) split before).
+    fn = load_module("log(abs(-2*x*y))", "log_abs_2xy", ["x", "y"]).log_abs_2xy
+    _check(fn, sp.log(2 * sp.Abs(x * y)), [x, y], points, 1e-6)
 
 
 def test_student_t_log_density_with_its_degrees_of_freedom_at_the_top_of_the_range(load_module) -> None:
