@@ -1407,7 +1407,7 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     # A dtype's constant (by_dtype) takes the float64 value for float64. A branch at a pole
     # (acosh's slope 1/sqrt(x**2 - 1) at x = 1) holds zoo, which lambdify cannot print
     # (KeyError 'ComplexInfinity'): its value is undefined.
-    expr = expr.replace(prim.by_dtype, lambda wide, narrow: narrow if float64 else wide)
+    expr = prim.replace_each(expr, _narrow_constant if float64 else _wide_constant)
     expr = expr.xreplace({sp.zoo: sp.nan})
     return sp.lambdify(
         symbols, _flush_powers(expr), modules=[NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np], printer=_printer(), cse=_cse, docstring_limit=0
@@ -1485,18 +1485,20 @@ def float_constants(expr: sp.Expr) -> sp.Expr:
     has up to 6). What this adds is the product's coefficient as one number, rounded once:
     the accuracy reported (`accuracy`) and `best`'s second look at a winner whose printed
     coefficients make it much worse (see there) evaluate forms so."""
-    return expr.replace(
-        lambda e: e.is_number and not e.is_Rational and not e.is_Float and not e.is_Atom, _as_float
-    ).replace(lambda e: e.is_Mul and not e.is_number, _one_coefficient)
+    return prim.replace_each(prim.replace_each(expr, _as_float), _one_coefficient)
 
 
-def _as_float(number: sp.Expr) -> sp.Expr:
+def _as_float(number: sp.Expr) -> sp.Expr | None:
+    if not number.is_number or number.is_Rational or number.is_Float or number.is_Atom:
+        return None
     return sp.Float(prim.numeric(number), 20) if number.is_real else number
 
 
-def _one_coefficient(product: sp.Expr) -> sp.Expr:
+def _one_coefficient(product: sp.Expr) -> sp.Expr | None:
     """A product's numbers as one, as the printer writes them: 2*sqrt(2)*x/sqrt(pi) is
     1.5957691216057308*x, not three roundings."""
+    if not product.is_Mul or product.is_number:
+        return None
     numbers = [a for a in product.args if a.is_number]
     if len(numbers) < 2 or all(a.is_Rational for a in numbers):
         return product
@@ -1509,10 +1511,23 @@ class flushed_power(sp.Function):  # noqa: N801 - SymPy names functions in lower
 
 def _flush_powers(expr: sp.Expr) -> sp.Expr:
     """`expr` with integer powers b**k, |k| >= 2, as flushed_power(b, |k|) (or its reciprocal)."""
-    return expr.replace(
-        lambda e: isinstance(e, sp.Pow) and e.exp.is_Integer and abs(e.exp) >= 2,
-        lambda e: flushed_power(e.base, abs(e.exp)) ** (1 if e.exp > 0 else -1),
-    )
+    return prim.replace_each(expr, _flushed_power_of)
+
+
+def _flushed_power_of(e: sp.Expr) -> sp.Expr | None:
+    if isinstance(e, sp.Pow) and e.exp.is_Integer and abs(e.exp) >= 2:
+        return flushed_power(e.base, abs(e.exp)) ** (1 if e.exp > 0 else -1)
+    return None
+
+
+def _wide_constant(e: sp.Expr) -> sp.Expr | None:
+    """A dtype's constant (prim.by_dtype) as its float32 value."""
+    return e.args[0] if isinstance(e, prim.by_dtype) else None
+
+
+def _narrow_constant(e: sp.Expr) -> sp.Expr | None:
+    """A dtype's constant (prim.by_dtype) as its float64 value."""
+    return e.args[1] if isinstance(e, prim.by_dtype) else None
 
 
 _TINY = {np.dtype(t): np.finfo(t).tiny for t in (np.float32, np.float64)}

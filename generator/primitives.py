@@ -9,6 +9,8 @@ the math, independently of how the printer emits it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import mpmath
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
@@ -1021,3 +1023,35 @@ def numeric(c: sp.Expr, digits: int = 20) -> sp.Expr:
         return sp.N(value, digits, strict=True)
     except PrecisionExhausted:
         return sp.N(value, digits, chop=True)
+
+
+_Rewrite = Callable[[sp.Basic], "sp.Basic | None"]
+_REPLACED: dict[_Rewrite, dict[sp.Basic, sp.Basic]] = {}
+_REPLACED_MAX = 200_000
+
+
+def replace_each(expr: sp.Basic, rewrite: _Rewrite) -> sp.Basic:
+    """`expr` with each node, bottom up, replaced by `rewrite(node)` where that is not None,
+    as SymPy's `replace(query, value)` does, but each distinct subtree rewritten once and
+    remembered across calls (per `rewrite`, which must be a function of the node alone).
+    SymPy's replace walks the tree, not its shared subtrees, and the judge asks it of every
+    candidate form: in log(erf(y) - erf(x)) at order 2, 7,800 replaces walked 3.2 million
+    nodes, a third of the generation."""
+    if sum(map(len, _REPLACED.values())) >= _REPLACED_MAX:
+        _REPLACED.clear()
+    return _replace_each(expr, rewrite, _REPLACED.setdefault(rewrite, {}))
+
+
+def _replace_each(expr: sp.Basic, rewrite: _Rewrite, memo: dict[sp.Basic, sp.Basic]) -> sp.Basic:
+    try:
+        return memo[expr]
+    except KeyError:
+        pass
+    result = expr
+    if expr.args:
+        new_args = tuple(_replace_each(arg, rewrite, memo) for arg in expr.args)
+        if new_args != expr.args:
+            result = expr.func(*new_args)
+    replaced = rewrite(result)
+    memo[expr] = result = result if replaced is None else replaced
+    return result

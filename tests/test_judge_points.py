@@ -10,6 +10,7 @@ import pytest
 import sympy as sp
 
 from generator import judge
+from generator import primitives as prim
 from generator.primitives import ipow, mul_no_nan, sigmoid
 
 x, y = sp.symbols("x y", real=True)
@@ -318,3 +319,23 @@ def test_forms_grossly_wrong_at_moderate_points_are_dropped() -> None:
     assert judge._grossly_wrong_at_moderate(expanded, truth, (x, y), None) > 0
     assert judge._grossly_wrong_at_moderate(stable, truth, (x, y), None) == 0
     assert judge.best([expanded, stable], truth, (x, y)) == stable
+
+
+def _squares_as_ipow(e: sp.Basic) -> sp.Basic | None:
+    return ipow(e.base, 2) if isinstance(e, sp.Pow) and e.exp == 2 else None
+
+
+def test_replace_each_is_sympys_replace_once_per_subtree() -> None:
+    # The judge's rewrites of every candidate (flushed powers, float constants) walk each
+    # distinct subtree once: the same result as SymPy's replace, in a tree that repeats one.
+    shared = sp.exp(-(x**2) / 2) / (1 + y**2)
+    expr = sp.Piecewise((shared * x**2, x > 0), (shared + sp.log(shared) ** 2, True))
+    want = expr.replace(lambda e: isinstance(e, sp.Pow) and e.exp == 2, lambda e: ipow(e.base, 2))
+    assert prim.replace_each(expr, _squares_as_ipow) == want
+    # Remembered per rewrite: a second call is the same, and another rewrite is its own.
+    assert prim.replace_each(expr, _squares_as_ipow) == want
+    assert prim.replace_each(expr, lambda e: None) == expr
+    # The judge's constants: float_constants folds a product's numbers into one, as before.
+    folded = judge.float_constants(2 * sp.sqrt(2) * x / sp.sqrt(sp.pi))
+    coefficient, rest = folded.as_coeff_Mul()
+    assert rest == x and coefficient.is_Float and math.isclose(coefficient, 2 * math.sqrt(2 / math.pi), rel_tol=1e-15)
