@@ -1087,6 +1087,29 @@ def _divide_stepwise(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _divide_by_root(node: sp.Expr) -> sp.Expr | None:
+    """a / b**(n + 1/2) = (a*rsqrt(b)) / b**n for n >= 1, the numerator's factors and the
+    roots multiplied together first (each b alike): b**(n + 1/2) over- or underflows where
+    the quotient need not, and divide_stepwise's (x/b)/b**(n - 1/2) takes one factor of a
+    numerator (x*rsqrt(x*sign(y))) apart: x/sqrt(x*y)'s slope in y,
+    -(x*rsqrt(x*sign(y)))/(2*|y|**(3/2)), is -inf at x = y = -3e-28 as written and 0 at
+    x = 3e38, y = 1e-10 as (x/|y|)/sqrt|y|; 1/(x*y)**(3/2) is ((rsqrt(x)*rsqrt(y))/x)/y."""
+    if not isinstance(node, sp.Mul):
+        return None
+    roots = [
+        f
+        for f in node.args
+        if isinstance(f, sp.Pow) and f.exp.is_Rational and f.exp.q == 2 and f.exp <= -sp.Rational(3, 2) and not f.base.is_number
+    ]
+    if not roots:
+        return None
+    coeff = sp.Mul(*(f for f in node.args if f.is_number))
+    numerator = sp.Mul(*(f for f in node.args if f not in roots and not f.is_number))
+    numerator = ipow(numerator, 1) if isinstance(numerator, sp.Mul) else numerator
+    whole = sp.Mul(*(f.base ** (f.exp + sp.Rational(1, 2)) for f in roots))
+    return coeff * ipow(numerator * sp.Mul(*(1 / sp.sqrt(f.base) for f in roots)), 1) * whole
+
+
 def _reciprocal_power(node: sp.Expr) -> sp.Expr | None:
     """u**-n = (1/u)**n for an integer n >= 2: u**n flushes to 0 where 1/u**n is still a
     float (log(x)'' = -1/x**2 at x = 8e-20 is -inf, truth -1.6e38)."""
@@ -3486,6 +3509,12 @@ divide_stepwise = Rule(
 )
 VARIANTS: tuple[Rule, ...] = (
     divide_stepwise,
+    Rule(
+        "divide_by_root",
+        "a/b**(n + 1/2): the power over- or underflows where the quotient need not; (a/sqrt(b))/b**n does not",
+        _divide_by_root,
+        stacks=True,
+    ),
     Rule(
         "balance_power_exp",
         "u**k*exp(v) is inf*0 where u**k overflows and exp(v) brings the product back; (u*exp(v/k))**k is not",

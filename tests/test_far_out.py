@@ -1884,3 +1884,19 @@ def test_student_t_log_density_with_its_degrees_of_freedom_at_the_top_of_the_ran
         true = float(truth.subs({x: sp.Float(point[0], 60), v: sp.Float(point[1], 60)}).evalf(60))
         # The normalising constant's terms (44 each at v = 3e38) cancel to -0.92: a few bits.
         assert np.isfinite(got) and abs(got - true) <= 1e-5 * abs(true), (point, got, true)
+
+
+def test_quotients_by_a_power_and_a_half(load_module) -> None:
+    # x/sqrt(x*y)'s slope in y, -(x*rsqrt(x*sign(y)))/(2*|y|**(3/2)): |y|**(3/2) flushes at
+    # x = y = -3e-28 (-inf; truth -1.7e27) and overflows at y = 1e30. Divided as
+    # ((x*rsqrt(x*sign(y)))*rsqrt|y|)/|y| (divide_by_root), the numerator kept whole: as
+    # (x/|y|)/sqrt|y| it is inf at x = 3e38, y = 1e-10 (truth -8.7e27).
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    fn = load_module("x/sqrt(x*y)", "x_over_root_xy", ["x", "y"]).x_over_root_xy
+    points = [(-3e-28, -3e-28), (3e38, 1e-10), (2.0, 1e30), (4.0, 9.0), (-0.5, -2.0)]
+    _check(fn, x / sp.sqrt(x * y), [x, y], points, 1e-5)
+    # Two half powers below: sqrt(x)/y**1.5's d2/dx2, -1/(4*(x*y)**(3/2)), had y**(-3/2)
+    # overflow at y = 8.6e-30 (-inf; truth -3.9e33 at x = 1.9e6): ((rsqrt(x)*rsqrt(y))/x)/y.
+    fn = load_module("sqrt(x)/y**1.5", "root_over_power", ["x", "y"]).root_over_power
+    points = [(1.8705751e06, 8.562509e-30), (54997.543, 8.562509e-30), (4.0, 9.0), (1e30, 2.5)]
+    _check(fn, sp.sqrt(x) / y ** sp.Rational(3, 2), [x, y], points, 1e-5)

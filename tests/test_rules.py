@@ -1936,6 +1936,23 @@ CASES: tuple[Case, ...] = (
         {x: (1.7201202e-37, 3e-35), y: (1.7201202e-37, 1e-30)},
         label="half power",
     ),
+    # The root taken first, the numerator whole: x*exp(-x)/y**(3/2) at y = 3e-28, where
+    # y**(3/2) flushes (inf; truth 1.9e21 at x = 1e-20, 2.1e41 overflows at x = 1).
+    Case(
+        "divide_by_root",
+        x * sp.exp(-x) / y ** sp.Rational(3, 2),
+        ipow(ipow(x * sp.exp(-x), 1) / sp.sqrt(y), 1) / y,
+        {x: (1e-20, 3e-10), y: (3e-28, 4e-28)},
+    ),
+    # Each half power alike: 1/(x*y)**(3/2) with x = 1.9e6, y = 8.6e-30 (y**(3/2) flushes,
+    # and 1/0 is inf; truth 1.6e34).
+    Case(
+        "divide_by_root",
+        1 / (x ** sp.Rational(3, 2) * y ** sp.Rational(3, 2)),
+        ipow(1 / (sp.sqrt(x) * sp.sqrt(y)), 1) / (x * y),
+        {x: (1.8705751e06,), y: (8.562509e-30,)},
+        label="two roots",
+    ),
     # (1 + x)**1e6 at x = 1e-7: 1 + x rounds to 1 + 1.19e-7 and the power to 1.127; the truth
     # is 1.105 (exp(0.1)). log1p keeps x.
     Case(
@@ -2243,6 +2260,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("balance_gaussian", x**2 * sp.exp(x**2)),
     ("divide_stepwise", x / y),
     ("divide_stepwise", x / sp.sqrt(y)),
+    ("divide_by_root", x / y ** sp.Rational(5, 3)),  # not a half power
+    ("divide_by_root", x / sp.sqrt(y)),  # no whole power left to divide by
     ("distribute_quotient", (1 - x**2) / y),
     ("reflection_split", softplus(x) - t * y),
     ("log_of_ratio", sp.log(x + 1)),
