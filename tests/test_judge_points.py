@@ -3,6 +3,7 @@ the grid misses, and only where the function itself is defined."""
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -339,3 +340,28 @@ def test_replace_each_is_sympys_replace_once_per_subtree() -> None:
     folded = judge.float_constants(2 * sp.sqrt(2) * x / sp.sqrt(sp.pi))
     coefficient, rest = folded.as_coeff_Mul()
     assert rest == x and coefficient.is_Float and math.isclose(coefficient, 2 * math.sqrt(2 / math.pi), rel_tol=1e-15)
+
+
+def test_a_large_form_is_evaluated_with_its_repeated_subtrees_computed_once() -> None:
+    # Beyond SHARED_FROM_NODES nodes the judge computes each repeated subtree once into a
+    # temporary (no SymPy cse, whose rebuilding of nests of wheres cost most of the ordered
+    # probit's generation); the values are those of the tree printed as it is.
+    inner = sp.Piecewise((sp.log(1 - sp.erf(x)), x < 1), (sp.log(sp.erfc(x)), True))
+    terms = [inner * sp.exp(-((y - k) ** 2)) / (1 + (x + k) ** 2) + sp.sqrt(1 + inner**2) * sp.tanh(y + k) for k in range(25)]
+    form = sp.Add(*terms)
+    assert sum(1 for _ in sp.preorder_traversal(form)) >= judge.SHARED_FROM_NODES
+    points = judge.sample_points(2)
+    got = judge.evaluate32(form, (x, y), points)
+    plain = sp.lambdify(
+        (x, y),
+        judge._flush_powers(form),
+        modules=[judge.NUMPY_FUNCTIONS, judge.ROUNDED_FUNCTIONS, np],
+        printer=judge._printer(),
+        docstring_limit=0,
+    )
+    with np.errstate(all="ignore"):
+        want = np.asarray(plain(*(judge._flush_subnormals(np.asarray(p, dtype=np.float32)) for p in points)), dtype=np.float32)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.isfinite(got).sum() > points.shape[1] // 2
+    source = inspect.getsource(judge._numpy_function(form, (x, y)))
+    assert "_shared0 = " in source and source.count("erf(") <= 2  # the shared where, once
