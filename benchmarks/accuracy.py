@@ -5,7 +5,8 @@ each dtype, three approaches are scored at the same sample points against
 the same references (see generator.measure for the metric, the references
 and the sampling):
 
-* generated: the module generated at order 2;
+* generated: the module generated at order 2 (--order N: at order N, each order
+  up to N scored);
 * float64-inside: the same with --float64-inside (float32 only: float32 inputs
   computed in float64 and rounded once at the end);
 * accurate: the same with --accurate-roots --compensated-arguments --scaled-tails
@@ -21,6 +22,7 @@ recomputes them.
 
     .venv/bin/python benchmarks/accuracy.py
     .venv/bin/python benchmarks/accuracy.py --dtype float32 --functions softplus,mish --points 200
+    .venv/bin/python benchmarks/accuracy.py --order 3 --dtype float32   # results/accuracy-order3.md
 """
 
 from __future__ import annotations
@@ -43,13 +45,18 @@ if str(ROOT) not in sys.path:
 
 from generator import Spec, generate, measure  # noqa: E402
 from generator.derive import Index  # noqa: E402
+from generator.pipeline import MAX_ORDER  # noqa: E402
 
 SUITE = ROOT / "tests" / "functions.toml"
 OUTPUT = ROOT / "benchmarks" / "results" / "accuracy.md"
 CACHE = ROOT / "benchmarks" / ".cache"
-ORDER = 2
+ORDER = 2  # the default: the goal is f and every first and second partial
 APPROACHES = ("generated", "float64-inside", "accurate", "naive", "builtin")
-ORDER_LABELS = ("f", "f'", "f''")
+
+
+def order_label(order: int) -> str:
+    """f, f', f'', f''', ..."""
+    return "f" + "'" * order
 
 
 def builtins() -> dict[str, Callable[..., object]]:
@@ -80,20 +87,23 @@ class Samples:
     unresolved: int  # values whose reference even the last precision could not bound
 
 
-def _cache_key(case: measure.Case, fmt: measure.Format, points: int) -> str:
+def _cache_key(case: measure.Case, fmt: measure.Format, points: int, order: int) -> str:
     sources = [ROOT / "generator" / name for name in ("measure.py", "parse.py", "primitives.py")]
-    blob = json.dumps([case.expr, case.vars, fmt.name, points, ORDER] + [p.read_text() for p in sources])
+    blob = json.dumps([case.expr, case.vars, fmt.name, points, order] + [p.read_text() for p in sources])
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def reference_samples(case: measure.Case, fmt: measure.Format, points: int, cache: Path | None) -> Samples:
-    """Sample points and the references there; from the cache when it holds them."""
-    path = cache / f"{case.name}-{fmt.name}-{_cache_key(case, fmt, points)}.npz" if cache else None
+def reference_samples(
+    case: measure.Case, fmt: measure.Format, points: int, cache: Path | None, order: int = ORDER
+) -> Samples:
+    """Sample points and the references there, for f and every partial up to `order`; from
+    the cache when it holds them."""
+    path = cache / f"{case.name}-{fmt.name}-{_cache_key(case, fmt, points, order)}.npz" if cache else None
     if path is not None and path.is_file():
         data = np.load(path)
-        indices = measure.partial_indices(case.vars, ORDER)
+        indices = measure.partial_indices(case.vars, order)
         return Samples(data["points"], {i: data[f"ref_{k}"] for k, i in enumerate(indices)}, int(data["unresolved"]))
-    reference = measure.Reference(case.expr, case.vars, fmt, ORDER)
+    reference = measure.Reference(case.expr, case.vars, fmt, order)
     sample = measure.sample_points(reference, points)
     table = reference.table(sample)
     samples = Samples(sample, table, len(reference.unresolved))
@@ -111,7 +121,8 @@ Scores = dict[Index, measure.Score]  # one approach on one function in one dtype
 
 
 def evaluate(fn: Callable[..., object], case: measure.Case, samples: Samples, fmt: measure.Format) -> Scores:
-    results = measure.tf_partials(fn, samples.points, case.vars, fmt, ORDER)
+    order = max(len(index) for index in samples.reference)
+    results = measure.tf_partials(fn, samples.points, case.vars, fmt, order)
     return measure.score(results, samples.reference, fmt)
 
 
@@ -127,26 +138,32 @@ class Row:
     outcomes: dict[str, Scores]  # approach -> scores; no "builtin" key when there is none
 
 
-def run(cases: Sequence[measure.Case], formats: Sequence[measure.Format], points: int, cache: Path | None) -> list[Row]:
+def run(
+    cases: Sequence[measure.Case],
+    formats: Sequence[measure.Format],
+    points: int,
+    cache: Path | None,
+    order: int = ORDER,
+) -> list[Row]:
     table = builtins()
     with tempfile.TemporaryDirectory() as directory:
         generated, wide, accurate = {}, {}, {}
         for case in cases:
-            source = generate(Spec(case.expr, case.name, case.vars, ORDER))
+            source = generate(Spec(case.expr, case.name, case.vars, order))
             generated[case.name] = getattr(measure.load_module(source, case.name, Path(directory)), case.name)
-            source = generate(Spec(case.expr, case.name, case.vars, ORDER, float64_inside=True))
+            source = generate(Spec(case.expr, case.name, case.vars, order, float64_inside=True))
             module = measure.load_module(source, f"{case.name}_float64_inside", Path(directory))
             wide[case.name] = getattr(module, case.name)
             options = {"accurate_roots": True, "compensated_arguments": True, "scaled_tails": True}
             options["precise_sigmoid"] = True
-            source = generate(Spec(case.expr, case.name, case.vars, ORDER, **options))
+            source = generate(Spec(case.expr, case.name, case.vars, order, **options))
             module = measure.load_module(source, f"{case.name}_accurate", Path(directory))
             accurate[case.name] = getattr(module, case.name)
         rows = []
         for fmt in formats:
             for case in cases:
                 started = time.perf_counter()
-                samples = reference_samples(case, fmt, points, cache)
+                samples = reference_samples(case, fmt, points, cache, order)
                 functions = {
                     "generated": generated[case.name],
                     "accurate": accurate[case.name],
@@ -175,22 +192,23 @@ def _number(value: float, fmt: measure.Format) -> str:
     return str(fmt.dtype.type(value))
 
 
-def _summary_lines(rows: Sequence[Row], approach: str, fmt: measure.Format) -> list[str]:
+def _summary_lines(rows: Sequence[Row], approach: str, fmt: measure.Format, order: int) -> list[str]:
     mine = [r for r in rows if r.fmt == fmt and approach in r.outcomes]
     if not mine:
         return []
     broken = sum(1 for r in mine if any(s.nonfinite.any() for s in r.outcomes[approach].values()))
     pooled = []
-    for order in range(ORDER + 1):
-        scores = [s for r in mine for s in measure.by_order(r.outcomes[approach], order)]
+    for k in range(order + 1):
+        scores = [s for r in mine for s in measure.by_order(r.outcomes[approach], k)]
         pooled.append(measure.summarize(scores))
+    labels = "/".join(order_label(k) for k in range(order + 1))
     within = "/".join(f"{100 * p.within:.1f}%" for p in pooled)
     mean = "/".join(f"{p.mean_bits:.2f}" for p in pooled)
     worst = "/".join(f"{p.max_bits:.0f}" for p in pooled)
     return [
         f"- **{approach}, {fmt.name}**: functions with NaN/inf where the true value is finite: "
-        f"{broken} of {len(mine)}; points within 3 bits f/f'/f'': {within}; mean bits f/f'/f'': {mean}; "
-        f"max bits f/f'/f'': {worst}"
+        f"{broken} of {len(mine)}; points within 3 bits {labels}: {within}; mean bits {labels}: {mean}; "
+        f"max bits {labels}: {worst}"
     ]
 
 
@@ -214,7 +232,7 @@ def _worst_points(row: Row, order: int, count: int = 3) -> list[str]:
     return lines
 
 
-def report(rows: Sequence[Row], command: str, points: int) -> str:
+def report(rows: Sequence[Row], command: str, points: int, order: int = ORDER) -> str:
     formats = list(dict.fromkeys(r.fmt for r in rows))
     out = [
         "# Accuracy against mpmath",
@@ -236,7 +254,7 @@ def report(rows: Sequence[Row], command: str, points: int) -> str:
     ]
     for fmt in formats:
         for approach in APPROACHES:
-            out += _summary_lines(rows, approach, fmt)
+            out += _summary_lines(rows, approach, fmt, order)
     out += [
         "",
         "## Per function",
@@ -248,14 +266,14 @@ def report(rows: Sequence[Row], command: str, points: int) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        for order in range(ORDER + 1):
+        for k in range(order + 1):
             cells = []
             for approach in APPROACHES:
                 scores = row.outcomes.get(approach)
-                cells.append(_cell(summary(scores, order)) if scores is not None else "-")
-            note = f" ({row.samples.unresolved} unresolved)" if row.samples.unresolved and order == 0 else ""
+                cells.append(_cell(summary(scores, k)) if scores is not None else "-")
+            note = f" ({row.samples.unresolved} unresolved)" if row.samples.unresolved and k == 0 else ""
             out.append(
-                f"| {row.case.name} | {row.fmt.name} | {ORDER_LABELS[order]} | {len(row.samples.points)}{note} | "
+                f"| {row.case.name} | {row.fmt.name} | {order_label(k)} | {len(row.samples.points)}{note} | "
                 + " | ".join(cells)
                 + " |"
             )
@@ -269,10 +287,10 @@ def report(rows: Sequence[Row], command: str, points: int) -> str:
         "",
     ]
     for row in rows:
-        for order in range(ORDER + 1):
-            lines = _worst_points(row, order)
+        for k in range(order + 1):
+            lines = _worst_points(row, k)
             if lines:
-                out += [f"### {row.case.name}, {row.fmt.name}, {ORDER_LABELS[order]}", "", *lines, ""]
+                out += [f"### {row.case.name}, {row.fmt.name}, {order_label(k)}", "", *lines, ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -282,7 +300,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dtype", default="float32,float64", help="comma-separated: float32, float64")
     parser.add_argument("--functions", default="", help="comma-separated suite names (default: all)")
     parser.add_argument("--points", type=int, default=400, help="sample points per function and dtype")
-    parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the Markdown report")
+    parser.add_argument(
+        "--order", type=int, default=ORDER, help="generate at this order and score each order up to it (default: 2)"
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="where to write the Markdown report (default: results/accuracy.md, results/accuracy-orderN.md)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="recompute references instead of using the cache")
     args = parser.parse_args(argv)
 
@@ -297,11 +323,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         formats = [measure.FORMATS[name] for name in args.dtype.split(",")]
     except KeyError as exc:
         parser.error(f"unknown dtype {exc}; use float32 and/or float64")
+    if not 1 <= args.order <= MAX_ORDER:
+        parser.error(f"--order must be between 1 and {MAX_ORDER}")
+    output = args.output or (OUTPUT if args.order == ORDER else OUTPUT.with_name(f"accuracy-order{args.order}.md"))
     command = "python benchmarks/accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    rows = run(cases, formats, args.points, None if args.no_cache else CACHE)
-    text = report(rows, command.strip(), args.points)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text, encoding="utf-8")
+    rows = run(cases, formats, args.points, None if args.no_cache else CACHE, args.order)
+    text = report(rows, command.strip(), args.points, args.order)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
     print(text)
     return 0
 

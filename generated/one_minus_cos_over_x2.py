@@ -23,9 +23,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.6 bits, mean 0.27 bits, 100.0% of 143 points within 3 bits
-    order 1: max 1.6 bits, mean 0.28 bits, 100.0% of 159 points within 3 bits
-    order 2: max 10.9 bits, mean 0.72 bits, 92.5% of 159 points within 3 bits
+    f: max 1.6 bits, mean 0.25 bits, 100.0% of 151 points within 3 bits
+    order 1: max 1.6 bits, mean 0.28 bits, 100.0% of 167 points within 3 bits
+    order 2: max 10.9 bits, mean 0.68 bits, 92.8% of 167 points within 3 bits
 
 Usage:
 

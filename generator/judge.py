@@ -704,8 +704,13 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
     if n_vars == 1:
         # And +-60, between 44 and 88: exp(2*x) overflows and sigmoid(-x)**2 flushes there
         # while exp(x) and sigmoid(-x) do not (a slope x*exp(x)/(1 + 2*exp(x) + exp(2*x)) is
-        # 0). Not in the grid itself: the pairs of several inputs are drawn from it.
-        return np.sort(np.concatenate([g, [-60.0, 60.0]]))[None, :]
+        # 0). And for each power x**n of the higher orders' slopes, n = 3..6, a point where
+        # x**n flushes to 0 while c/x**n is finite for c up to about 3 (the grid's 8e-20 is
+        # n = 2's): the third derivative of logit is (-2 - 6*x**2 + 6*x)/(x**3*(-1 + x)**3),
+        # inf at x = 2e-13 where the truth is 2.7e38. Not in the grid itself: the pairs of
+        # several inputs are drawn from it.
+        extra = [60.0] + [2.0 ** (-(126 + 0.3) / n) for n in range(3, 7)]
+        return np.sort(np.concatenate([g, extra, np.negative(extra)]))[None, :]
     rng = np.random.default_rng(1234)
     pts = rng.choice(g, size=(n_vars, count))
     pts[:, : len(g) // 2] = g[None, :: 2][:, : len(g) // 2]
@@ -793,8 +798,11 @@ def _nonfinite_at_zeros(
 # wrong (beyond GROSS_BITS where the truth is not NEGLIGIBLE) at more of them than another is.
 # And +-3e38, the top of the range, where a product with a constant above 1 overflows
 # while its log, or a quotient by a larger input, need not (log(pi*v) at v = 3e38); the
-# grid's random pairs seldom put one input there beside an ordinary other.
-_MODERATE = (60.0, -60.0, 8e-20, -8e-20, 3e38, -3e38)
+# grid's random pairs seldom put one input there beside an ordinary other. And +-2.1e-13,
+# where u**3 flushes while 2/u**3 is a float (a third derivative of gaussian_nll in its scale
+# is -2/s**3).
+_CUBE_FLUSHES = 2.0 ** (-(126 + 0.3) / 3)
+_MODERATE = (60.0, -60.0, 8e-20, -8e-20, 3e38, -3e38, _CUBE_FLUSHES, -_CUBE_FLUSHES)
 _MODERATE_BESIDE = (0.999, 0.5, -2.0, 30.0)
 GROSS_BITS = 16.0
 

@@ -1080,10 +1080,14 @@ def _divide_stepwise(node: sp.Expr) -> sp.Expr | None:
     for den in node.args:
         if not (isinstance(den, sp.Pow) and den.exp.is_Rational and den.exp <= -sp.Rational(3, 2)) or den.base.is_number:
             continue
-        for num in node.args:
-            if num is not den and not num.is_number and not (isinstance(num, sp.Pow) and num.exp.is_negative):
-                rest = [f for f in node.args if f is not num and f is not den]
-                return sp.Mul(*rest) * ipow(num / den.base, 1) * den.base ** (den.exp + 1)
+        # A factor that is not a number first; else a number but -1: 2/x**3 as 2*(1/x)**3
+        # (reciprocal_power) flushes at x = 5.4e12 (truth 1.3e-38) and as written is inf at
+        # x = 2e-13 (truth 2.1e38); (2/x)/x**2 is neither.
+        for num in sorted(node.args, key=lambda f: f.is_number):
+            if num is den or (isinstance(num, sp.Pow) and num.exp.is_negative) or num == -1:
+                continue
+            rest = [f for f in node.args if f is not num and f is not den]
+            return sp.Mul(*rest) * ipow(num / den.base, 1) * den.base ** (den.exp + 1)
     return None
 
 

@@ -311,6 +311,29 @@ def test_accurate_options_are_never_less_accurate(
         assert missed, f"{name} order {order} meets the goal now; remove it from ACCURATE_FAILING"
 
 
+# Beyond the goal's orders: the third partials of the module generated with --order 3, which
+# the generator stabilises as it does the first two. Held to no NaN or inf where the true
+# value is finite, and to a floor below the goal, pooled over each function's third partials.
+# At the benchmark's 400 points (`benchmarks/accuracy.py --order 3`): 99.4% within 3 bits,
+# mean 0.29 bits over the suite; lowest logaddexp 96.8% within 3 bits, swish's mean 0.82
+# (their second order misses the goal too, FAILING above).
+THIRD_WITHIN = 0.95
+THIRD_MEAN = 1.0
+
+
+@pytest.mark.parametrize("name", [c.name for c in SUITE])
+def test_third_order_is_finite_where_the_truth_is(load_module, name: str) -> None:
+    case = next(c for c in SUITE if c.name == name)
+    module = load_module(case.expr, name=case.name, variables=case.vars, order=3)
+    samples = benchmark.reference_samples(case, FMT, POINTS, None, order=3)
+    scores = benchmark.evaluate(getattr(module, case.name), case, samples, FMT)
+    third = benchmark.summary(scores, 3)
+    worst = [f"{'d' + 'd'.join(s.index)}: {measure.summarize([s]).line()}" for s in benchmark.misses(scores, 3)]
+    numbers = f"{100 * third.within:.1f}% within 3 bits, mean {third.mean_bits:.2f}; " + "; ".join(worst)
+    assert third.nonfinite == 0, numbers
+    assert third.within >= THIRD_WITHIN and third.mean_bits <= THIRD_MEAN, numbers
+
+
 def _current_numbers() -> None:
     """Print FAILING and WORSE_THAN_BUILTIN as measured now (generates every suite module)."""
     from generator import Spec, generate

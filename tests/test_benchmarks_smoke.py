@@ -59,3 +59,17 @@ def test_latency_times_another_suite(capsys: pytest.CaptureFixture[str], tmp_pat
     assert "## 2. Suite (" in text and "few.toml): 1 functions" in text
     assert "| cube " in text
     assert "target <= 3 s" not in text and "Target <= 20 s" not in text
+
+
+def test_accuracy_scores_a_higher_order(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # --order 3: the module generated at order 3, and every order up to it scored.
+    pytest.importorskip("tensorflow")
+    accuracy = _load("accuracy")
+    output = tmp_path / "order3.md"
+    argv = ["--order", "3", "--dtype", "float32", "--functions", "softplus", "--points", "40", "--no-cache"]
+    assert accuracy.main([*argv, "--output", str(output)]) == 0
+    text = output.read_text()
+    assert "points within 3 bits f/f'/f''/f''': " in text
+    for label in ("f", "f'", "f''", "f'''"):
+        assert f"| softplus | float32 | {label} | " in text
+    assert "| softplus | float32 | f'''' |" not in text

@@ -1919,6 +1919,15 @@ CASES: tuple[Case, ...] = (
         ipow(x / y, 1) / y,
         {x: (1e-30, 1e30), y: (1e-30, 1e30)},
     ),
+    # A number over a power: log(x)'s third derivative 2/x**3 is inf at x = 2e-13, where x**3
+    # flushes (truth 2.5e38); as 2*(1/x)**3 it is 0 at x = 5.4e12 (truth 1.3e-38): ((2/x)/x)/x.
+    Case(
+        "divide_stepwise",
+        2 / x**3,
+        ipow(ipow(2 / x, 1) / x, 1) / x,
+        {x: (2e-13, -2e-13)},
+        label="number",
+    ),
     # log(x)'' = -1/x**2 at x = 8e-20: x**2 flushes to 0, -1/0 = -inf, truth -1.6e38; and
     # 1/(x - y)**3 at x - y = 2e-13.
     Case(

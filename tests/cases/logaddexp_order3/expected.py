@@ -33,6 +33,7 @@ stand-ins for the TF ops):
     f: max 0.0 bits, mean 0.00 bits, 100.0% of 240 points within 3 bits
     order 1: max 3.0 bits, mean 0.03 bits, 100.0% of 480 points within 3 bits
     order 2: max 3.0 bits, mean 0.06 bits, 100.0% of 720 points within 3 bits
+    order 3: max 3.0 bits, mean 0.05 bits, 100.0% of 960 points within 3 bits
 
 Usage:
 
