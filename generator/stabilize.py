@@ -178,12 +178,24 @@ def _split_one(expr: sp.Expr, sign: int = 1) -> sp.Expr | None:
 
 def _log_sum_exp(args: Sequence[sp.Expr]) -> sp.Expr:
     """log(exp(a1) + exp(a2) + ...) folded into logaddexp (softplus where an argument is
-    0), in SymPy's sort order: logaddexp(logaddexp(a1, a2), a3) for three."""
+    0), in SymPy's sort order: logaddexp(logaddexp(a1, a2), a3) for three. A 1 = exp(0)
+    goes last, log(1 + exp(a) + exp(b)) = softplus(logaddexp(a, b)), but first where the
+    arguments are in different inputs, which can all be far below 0 at once: there
+    softplus(logaddexp(x, y)) rounds the inner sum's argument where the whole is tiny
+    (log(exp(x) + exp(y) + 1) 4.6 bits off at x = y = -81.8, 96.5% of 400 points within 3
+    bits), and logaddexp(softplus(x), y) does not (100%). Not for log(1 + exp(x) + exp(-x)),
+    whose slopes measured worse so (f'' 100% -> 96.0%)."""
     ordered = sorted(args, key=sp.default_sort_key)
-    if 0 in ordered:  # 1 = exp(0) goes last: log(1 + exp(a) + exp(b)) = softplus(logaddexp(a, b))
-        # Each 1 counts: log(2 + exp(a)) is softplus(softplus(a)) (fuzz seed 5077 took the two
-        # 1s of logaddexp(a, logaddexp(1, 1)) - 1 as one).
-        ordered = [a for a in ordered if a != 0] + [sp.Integer(0)] * ordered.count(0)
+    zeros = ordered.count(0)
+    ordered = [a for a in ordered if a != 0]
+    inputs = [a.free_symbols for a in ordered]
+    apart = len(ordered) >= 2 and sum(len(s) for s in inputs) == len(set().union(*inputs))
+    if zeros == 1 and apart:
+        ordered[0] = softplus(ordered[0])
+        zeros = 0
+    # Otherwise each 1 counts, last: log(2 + exp(a)) is softplus(softplus(a)) (fuzz seed 5077
+    # took the two 1s of logaddexp(a, logaddexp(1, 1)) - 1 as one).
+    ordered += [sp.Integer(0)] * zeros
     total = ordered[0]
     for a in ordered[1:]:
         total = softplus(total) if a == 0 else logaddexp(*sorted((total, a), key=sp.default_sort_key))

@@ -259,6 +259,17 @@ CASES: tuple[Case, ...] = (
         {x: (100.0,), y: (100.0,), t: (100.0,)},
         label="three",
     ),
+    # Two inputs and a 1: softplus(logaddexp(x, y)) is log(inf) = inf-free but rounds the
+    # argument logaddexp(x, y) = x + log(2) where the whole is tiny (4.6 bits at x = y = -81.8,
+    # truth 5.9e-36); with the 1 first, softplus(x) is exact there and logaddexp adds exp(y).
+    Case(
+        "log_sum_exp",
+        sp.log(sp.exp(x) + sp.exp(y) + 1),
+        logaddexp(y, softplus(x)),
+        {x: (-81.818184, -33.333332), y: (-81.818184, -33.333332)},
+        label="one",
+        good_bits=2,
+    ),
     # Three-way softmax at x = y = t = 100: inf/inf; the truth is 1/3. The differences come
     # first: x - logaddexp(y, t) at 1e30 would round log(2) away.
     Case(
