@@ -864,8 +864,10 @@ def _grossly_wrong_at_moderate(
 # there. Not scored with the grid: scored so, in two tries, they tipped near-ties elsewhere
 # (gaussian_nll's d/ds under --accurate took a form 17.5 bits off at one benchmark point;
 # hypot's f'' a form that flushes at x = -7.8e-14, y = -1.4e-36). `_pick` counts the bad
-# points here among near-equals only, after the zero inputs' check, before cost.
-_DIAGONAL_AT = (0.999, -2.0, 30.0, 1e15, 1e-20)
+# points here among near-equals only, after the zero inputs' check, before cost. At 8e-20
+# both inputs' squares flush while c/y**2 is a float (x*log(x/y)'s third derivative in y,
+# printed -(x/y + x/y)/y**2, was -inf at x = y = -8.4e-20).
+_DIAGONAL_AT = (0.999, -2.0, 30.0, 1e15, 1e-20, 8e-20)
 _DIAGONAL_STEPS = (2.0**-12, -(2.0**-20))
 
 
