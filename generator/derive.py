@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -541,23 +542,26 @@ def _hold_common_factors(form: sp.Expr) -> sp.Expr:
                 # Held as it is, so that a later xreplace (the guards') cannot distribute it.
                 arg = c * ipow(rest, 1)
             elif isinstance(arg, sp.Add) and not arg.is_number:
-                coeffs = [t.as_coeff_Mul()[0] for t in arg.args]
-                if all(k.is_Rational for k in coeffs):
-                    common = sp.gcd_list([abs(k) for k in coeffs])
-                    if common != 1:
-                        arg = common * ipow(sp.Add(*(t / common for t in arg.args)), 1)
+                arg = held(arg, lambda common: common != 1)
             args.append(arg)
         return node.func(*args)
+
+    def held(add: sp.Add, wanted: Callable[[sp.Expr], bool]) -> sp.Expr:
+        """c*(a + b + ...) held, for the terms' rational coefficients' common factor c where
+        `wanted(c)`; else `add`."""
+        coeffs = [t.as_coeff_Mul()[0] for t in add.args]
+        if not all(k.is_Rational for k in coeffs):
+            return add
+        common = sp.gcd_list([abs(k) for k in coeffs])
+        return common * ipow(sp.Add(*(t / common for t in add.args)), 1) if wanted(common) else add
 
     def hold_inputs(add: sp.Add) -> sp.Expr:
         # Outside functions too, a sum of inputs times numbers that share a factor above 1: the
         # third derivative of gaussian_nll in s held (-3*x + 3*m)/s, inf - inf = NaN at
         # x = m = s = 3e38 (truth 0). Not below 1: x/2 + s/2 is finite where x + s is not.
-        coeffs = [t.as_coeff_Mul() for t in add.args]
-        if not all(k.is_Rational and v.is_Symbol for k, v in coeffs):
+        if not all(t.as_coeff_Mul()[1].is_Symbol for t in add.args):
             return add
-        common = sp.gcd_list([abs(k) for k, _ in coeffs])
-        return add if common <= 1 else common * ipow(sp.Add(*(t / common for t in add.args)), 1)
+        return held(add, lambda common: common > 1)
 
     form = form.replace(lambda e: isinstance(e, sp.Function) and not isinstance(e, ipow), hold)
     return form.replace(lambda e: isinstance(e, sp.Add), hold_inputs)

@@ -698,6 +698,12 @@ def grid(dtype: type = np.float32) -> np.ndarray:
     return values[np.concatenate([[True], values[1:] != values[:-1]])].astype(dtype)
 
 
+def power_flushes(n: int) -> float:
+    """A float32 point where u**n flushes to 0 while c/u**n is a float for c up to about 3:
+    2**-(126.3/n), u**n 2**-126.3 below the smallest normal, 3/u**n 2**127.9 below the max."""
+    return 2.0 ** (-(126 + 0.3) / n)
+
+
 def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
     """Deterministic sample points, shape (n_vars, n)."""
     g = grid().astype(np.float64)
@@ -709,7 +715,7 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
         # n = 2's): the third derivative of logit is (-2 - 6*x**2 + 6*x)/(x**3*(-1 + x)**3),
         # inf at x = 2e-13 where the truth is 2.7e38. Not in the grid itself: the pairs of
         # several inputs are drawn from it.
-        extra = [60.0] + [2.0 ** (-(126 + 0.3) / n) for n in range(3, 7)]
+        extra = [60.0] + [power_flushes(n) for n in range(3, 7)]
         return np.sort(np.concatenate([g, extra, np.negative(extra)]))[None, :]
     rng = np.random.default_rng(1234)
     pts = rng.choice(g, size=(n_vars, count))
@@ -801,8 +807,7 @@ def _nonfinite_at_zeros(
 # grid's random pairs seldom put one input there beside an ordinary other. And +-2.1e-13,
 # where u**3 flushes while 2/u**3 is a float (a third derivative of gaussian_nll in its scale
 # is -2/s**3).
-_CUBE_FLUSHES = 2.0 ** (-(126 + 0.3) / 3)
-_MODERATE = (60.0, -60.0, 8e-20, -8e-20, 3e38, -3e38, _CUBE_FLUSHES, -_CUBE_FLUSHES)
+_MODERATE = (60.0, -60.0, 8e-20, -8e-20, 3e38, -3e38, power_flushes(3), -power_flushes(3))
 _MODERATE_BESIDE = (0.999, 0.5, -2.0, 30.0)
 GROSS_BITS = 16.0
 
