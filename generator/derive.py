@@ -22,7 +22,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import exp_finite, ipow, naive, numeric, xlogy
+from generator.primitives import exp_finite, ipow, naive, numeric, real_diff, xlogy
 from generator.stabilize import (
     GUARDS,
     RULES,
@@ -204,6 +204,7 @@ def derive(
             signed_raw = _SIGN_PRODUCT(raw_form.replace(_even_power_of_sign, lambda p: sp.Integer(1)))
             if signed_raw != raw_form:
                 sources += list(_over_common_denominator(signed_raw) or ())
+            sources += _abs_as_signs(raw_form)
         forms = []
         for e in dict.fromkeys(sources):
             forms.append(stable(e))
@@ -230,7 +231,7 @@ def derive(
     def as_exps(index: Index) -> sp.Expr:
         if not index:
             return stable(f_as_exps[0])
-        return stable(sp.factor_terms(sp.diff(as_exps(index[:-1]), by_name[index[-1]])))
+        return stable(sp.factor_terms(real_diff(as_exps(index[:-1]), by_name[index[-1]])))
 
     def choose_all(sources: list[sp.Expr], raw_form: sp.Expr, index: Index = ()) -> sp.Expr:
         chosen = choose(stable_all(sources, raw_form), raw_form)
@@ -272,7 +273,7 @@ def derive(
         for index in itertools.combinations_with_replacement(names, k):
             var = by_name[index[-1]]
             try:
-                raw[index] = sp.diff(raw[index[:-1]], var)
+                raw[index] = real_diff(raw[index[:-1]], var)
             except TypeError as exc:
                 # SymPy's own comparisons while it differentiates: atan2(exp(abs(x)),
                 # log10(tanh(10))) asks whether log(tanh(10)) < 0 and cannot tell it is real.
@@ -282,7 +283,7 @@ def derive(
                     f"SymPy cannot differentiate {sp.sstr(expr)} in closed form (it leaves a Derivative)"
                 )
             _check_defined(raw[index], f"the derivative d/d{' d'.join(index)} of {sp.sstr(expr)}")
-            from_parent = sp.diff(partials[index[:-1]], var)
+            from_parent = real_diff(partials[index[:-1]], var)
             # factor_terms exposes shapes that the chain rule spreads over a sum,
             # e.g. s(-u)**2*s(u) - s(-u)*s(u)**2 = s(-u)*s(u)*(s(-u) - s(u)).
             sources = [] if from_parent.has(sp.Derivative) else [from_parent, sp.factor_terms(from_parent), *_branches_simplified(from_parent)]
@@ -462,6 +463,60 @@ def _logs_combined(form: sp.Expr) -> list[sp.Expr]:
 
 def _even_power_of_sign(node: sp.Basic) -> bool:
     return isinstance(node, sp.Pow) and isinstance(node.base, sp.sign) and bool(node.exp.is_even)
+
+
+def _abs_as_signs(form: sp.Expr) -> list[sp.Expr]:
+    """`form` with each |u| written s*u and each sign(u) as s, for a symbol s with s**2 = 1,
+    over one denominator, expanded and factored, and s back as sign(u): terms in |u| and
+    sign(u) of different arguments then cancel exactly. The absolute percentage error
+    |x - y|/|y| has d/dy = -sign(x - y)/|y| - |x - y|*sign(y)/y**2, two terms that cancel to
+    0 where |x| << |y| (truth x/y**2 up to sign); so written it is
+    -sign(x - y)*sign(y)*x/y**2. The sign of a product or quotient is that of its factors:
+    sign(x/y) is 0 where x/y flushes, sign(x)*sign(y) is not. [] where `form` has no |u|
+    or sign(u), holds one inside another, or is too large to simplify."""
+    kinks = form.atoms(sp.Abs, sp.sign)
+    if not kinks or sp.count_ops(form) > SIMPLIFY_MAX_OPS or _max_power(form) > SIMPLIFY_MAX_POWER:
+        return []
+    if any(k.args[0].has(sp.Abs, sp.sign) for k in kinks):
+        return []
+    factors = {f for k in kinks for f in _signed_factors(k.args[0])}
+    signs = {u: sp.Dummy(f"sign{i}") for i, u in enumerate(sorted(factors, key=sp.default_sort_key))}
+
+    def signed(u: sp.Expr) -> sp.Expr:
+        return sp.Mul(*(signs[f] ** (p % 2) for f, p in _signed_factors(u).items()))
+
+    written = form.replace(sp.DiracDelta, lambda *args: sp.Integer(0))
+    written = written.replace(sp.Abs, lambda u: signed(u) * u).replace(sp.sign, signed)
+    numerator, denominator = sp.fraction(sp.together(written))
+
+    def reduced(e: sp.Expr) -> sp.Expr:
+        return e.replace(
+            lambda n: isinstance(n, sp.Pow) and n.base in signs.values() and n.exp.is_Integer,
+            lambda n: n.base ** (n.exp % 2),
+        )
+
+    numerator = reduced(sp.factor(reduced(sp.expand(numerator))))
+    # A sign in the denominator is its own inverse: multiplied, not divided by.
+    below = sp.Mul.make_args(reduced(denominator))
+    moved = [f for f in below if f in signs.values()]
+    quotient = numerator * sp.Mul(*moved) / sp.Mul(*(f for f in below if f not in moved))
+    back = quotient.xreplace({s: sp.sign(u) for u, s in signs.items()})
+    return [_SIGN_PRODUCT(back)]
+
+
+def _signed_factors(u: sp.Expr) -> dict[sp.Expr, int]:
+    """The factors of `u` whose signs make its sign, with their integer powers: x*y**-3 ->
+    {x: 1, y: -3}; a factor under a non-integer power, or a number, is not among them."""
+    found: dict[sp.Expr, int] = {}
+    for factor in sp.Mul.make_args(u):
+        base, power = factor.as_base_exp()
+        if factor.is_number:
+            continue
+        if power.is_Integer:
+            found[base] = found.get(base, 0) + int(power)
+        else:
+            found[factor] = found.get(factor, 0) + 1
+    return found
 
 
 def _powers_as_exps(form: sp.Expr) -> list[sp.Expr]:

@@ -1229,19 +1229,30 @@ def _judged_points(
 
 
 def _complex_inside(domain: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray) -> np.ndarray:
-    """Where a log or square root inside the function has a negative argument (in float64):
-    log(x) - log(y) at x, y < 0 is real only because the imaginary parts cancel, and no
-    float form computes it there."""
+    """Where a function inside the function is not real (in float64): a log or even root of
+    a negative number, asin or acos beyond [-1, 1], acosh below 1, atanh beyond (-1, 1).
+    log(x) - log(y) at x, y < 0 is real only because the imaginary parts cancel, and
+    abs(acos(x)) at x = 2 only because abs takes a complex number's modulus; no float form
+    computes them there."""
     textbook = prim.naive(domain)
-    inner = [a.args[0] for a in textbook.atoms(sp.log)]
-    inner += [p.base for p in textbook.atoms(sp.Pow) if p.exp.is_Rational and p.exp.q % 2 == 0]
+    inner = [(a.args[0], _NOT_REAL_WHERE[a.func]) for a in textbook.atoms(*_NOT_REAL_WHERE)]
+    inner += [(p.base, _NOT_REAL_WHERE[sp.log]) for p in textbook.atoms(sp.Pow) if p.exp.is_Rational and p.exp.q % 2 == 0]
     outside = np.zeros(points.shape[1], dtype=bool)
-    for argument in inner:
+    for argument, not_real in inner:
         if argument.free_symbols & set(symbols):
             with np.errstate(all="ignore"):
                 values = np.broadcast_to(evaluate(argument, symbols, points, np.float64), outside.shape)
-            outside |= values < 0
+            outside |= not_real(values)
     return outside
+
+
+_NOT_REAL_WHERE: dict[type[sp.Function], Callable[[np.ndarray], np.ndarray]] = {
+    sp.log: lambda u: u < 0,
+    sp.asin: lambda u: np.abs(u) > 1,
+    sp.acos: lambda u: np.abs(u) > 1,
+    sp.acosh: lambda u: u < 1,
+    sp.atanh: lambda u: np.abs(u) > 1,
+}
 
 
 def _not_real(values: np.ndarray, infinite: np.ndarray) -> np.ndarray:
@@ -1258,8 +1269,13 @@ def _without(values: np.ndarray, outside: np.ndarray | None) -> np.ndarray:
 @functools.lru_cache(maxsize=256)
 def _near_roots(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Points near the roots and domain edges of a one-input `expr` (those outside it are
-    NaN in the truth, and do not count)."""
-    centers = sign_changes(expr, symbols)[:MAX_ROOTS] + domain_edges(expr, symbols)[:MAX_ROOTS]
+    NaN in the truth, and do not count), and near the roots of the arguments of its abs,
+    where |u| has no sign change to find (abs(log(x/(1 - x))) near 1/2, where the log of
+    the rounded ratio is 23 bits off), and of the arguments of its signs (abs's slopes)."""
+    kinks = tuple(
+        r for a in sorted(expr.atoms(sp.Abs, sp.sign), key=sp.default_sort_key) for r in sign_changes(a.args[0], symbols)
+    )
+    centers = sign_changes(expr, symbols)[:MAX_ROOTS] + domain_edges(expr, symbols)[:MAX_ROOTS] + kinks[:MAX_ROOTS]
     near = np.array(
         [r * (1 + s * d) for r in centers for d in ROOT_DISTANCES for s in (-1, 1)],
         dtype=np.float32,

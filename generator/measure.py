@@ -48,7 +48,7 @@ from sympy.printing.str import StrPrinter
 
 from generator.derive import Index, resolve_variables
 from generator.parse import parameter_values, parse
-from generator.primitives import naive
+from generator.primitives import naive, real_diff
 
 # --- formats and the metric ---------------------------------------------------
 
@@ -662,7 +662,7 @@ class Reference:
         by_name = dict(zip(self.variables, symbols))
         exprs: dict[Index, sp.Expr] = {(): expr}
         for index in partial_indices(self.variables, order)[1:]:
-            exprs[index] = sp.diff(exprs[index[:-1]], by_name[index[-1]])
+            exprs[index] = real_diff(exprs[index[:-1]], by_name[index[-1]])
         self.indices: tuple[Index, ...] = tuple(exprs)
         # Each partial as written, and with its fractions combined (deep): 1 - 1/(1 + exp(-z))
         # becomes exp(-z)/(1 + exp(-z)), which intervals can bound for z = 1e30.

@@ -69,6 +69,7 @@ __all__ = [
     "polygamma_value",
     "naive",
     "numeric",
+    "real_diff",
 ]
 
 
@@ -1023,6 +1024,38 @@ def numeric(c: sp.Expr, digits: int = 20) -> sp.Expr:
         return sp.N(value, digits, strict=True)
     except PrecisionExhausted:
         return sp.N(value, digits, chop=True)
+
+
+class _real_abs(sp.Function):  # noqa: N801
+    """abs(u) of a u that is real wherever the expression is defined: its slope is sign(u)."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return _real_sign(self.args[0])
+
+
+class _real_sign(sp.Function):  # noqa: N801
+    """sign(u) of a u that is real wherever the expression is defined: its slope is the
+    DiracDelta that abs's and sign's slopes have for a real argument."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return 2 * sp.DiracDelta(self.args[0])
+
+
+_AS_REAL = {sp.Abs: _real_abs, sp.sign: _real_sign}
+_AS_SYMPY = {_real_abs: sp.Abs, _real_sign: sp.sign}
+
+
+def real_diff(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """d expr/d var, with abs and sign of any argument differentiated as of a real one.
+
+    The generated functions are real: where u = log(x) or x/y has a value, it is real. SymPy
+    cannot assume that of an argument that is complex or infinite elsewhere (log(x) for
+    x < 0, x/y at y = 0), and leaves d abs(u)/dx as a Derivative of re(u) and im(u)."""
+    if not expr.has(sp.Abs, sp.sign):
+        return sp.diff(expr, var)
+    held = expr.replace(lambda e: type(e) in _AS_REAL, lambda e: _AS_REAL[type(e)](*e.args))
+    slope = sp.diff(held, var)
+    return slope.replace(lambda e: type(e) in _AS_SYMPY, lambda e: _AS_SYMPY[type(e)](*e.args))
 
 
 _Rewrite = Callable[[sp.Basic], "sp.Basic | None"]

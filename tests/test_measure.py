@@ -178,6 +178,16 @@ def test_reference_domain() -> None:
     assert hypot.value(("x",), (0.0, 0.0)) is None  # the kink: no derivative
 
 
+def test_reference_slopes_of_abs_of_an_argument_not_real_everywhere() -> None:
+    # log(x) and x/y are not real for every real input (x < 0, y = 0), and SymPy's d|u|/dx
+    # of them is a Derivative of re(u) and im(u); the references take sign(u)*u'.
+    reference = measure.Reference("abs(log(x))", ["x"], FLOAT32)
+    assert float(reference.value(("x",), (0.5,))) == -2.0
+    assert float(reference.value(("x", "x"), (0.5,))) == 4.0
+    ratio = measure.Reference("abs(x/y)", ["x", "y"], FLOAT32)
+    assert float(ratio.value(("y",), (3.0, -2.0))) == 0.75
+
+
 @pytest.mark.parametrize(
     ("y", "x"), [(1.0, 2.0), (1.0, -2.0), (-1.0, -2.0), (3.0, 0.0), (-3.0, 0.0), (0.0, -5.0), (1e-30, -1e30)]
 )
