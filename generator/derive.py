@@ -130,6 +130,9 @@ def derive(
     def stable(e: sp.Expr) -> sp.Expr:
         # The derivative of abs or sign at its kink is taken as 0 (a.e. derivative).
         e = e.replace(sp.DiracDelta, lambda *args: sp.Integer(0))
+        # Where the function is real, so is every part: SymPy writes |exp(u)| as exp(re(u))
+        # for a u it cannot prove real (xlogy(x, y) of abs(y**x) as exp(xlogy(x, y))).
+        e = e.replace(sp.re, lambda u: u).replace(sp.im, lambda u: sp.Integer(0))
         result, names = optimize(e, RULES, params=defaults)
         rules_of.setdefault(result, names)
         return result
