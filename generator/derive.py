@@ -140,7 +140,11 @@ def derive(
     def as_judged(form: sp.Expr) -> sp.Expr:
         # The module splits inexact exponents (compensate_powers, a lowering after the
         # choice): candidates are judged so, not with TF's rounded exponent, which would have
-        # (x**2 + 1e-6)**0.45'' take a form that flushes at 1e31.
+        # (x**2 + 1e-6)**0.45'' take a form that flushes at 1e31. And with the GUARDS, which
+        # change values at a zero input only, where the judge looks too (2*x*(1 + 2*log|x|)
+        # is NaN at 0, where the truth's limit is 0, but not once guarded).
+        for guard in GUARDS:
+            form = guard(form)
         return form if float64_inside else compensate_powers(form)
 
     def choose(candidates: list[sp.Expr], truth: sp.Expr) -> sp.Expr:

@@ -794,6 +794,39 @@ def _nonfinite_at_zeros(
     return int(np.count_nonzero(finite & ~np.isfinite(values)))
 
 
+# Where one input's truth at 0 is 0/0 or 0*inf as written, its limit there is the truth's
+# value on both sides this close to 0, where they agree: beyond float32's and float64's
+# smallest, as measure's references take it.
+_LIMIT_STEP = 1e-300
+
+
+@functools.lru_cache(maxsize=256)
+def _limit_at_zero(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> bool:
+    """Whether a one-input truth is not finite at 0 as written, but has a finite limit there
+    (both sides agree): the thin-plate spline x**2*log|x| has f' = 2*x*log|x| + x, 0*(-inf)
+    at 0, whose limit 0 is what a module must give. The grid holds 0, but the truth there is
+    NaN as written, and x*(1 + 2*log|x|), NaN at 0, won on the grid's other points."""
+    at_zero = reference(truth_expr, symbols, np.zeros((1, 1)))
+    if np.isfinite(at_zero).all():
+        return False
+    sides = reference(truth_expr, symbols, np.array([[_LIMIT_STEP, -_LIMIT_STEP]]))
+    if not np.isfinite(sides).all():
+        return False
+    return bool(abs(sides[0] - sides[1]) <= 1e-6 * max(abs(sides[0]), abs(sides[1])) + 1e-30)
+
+
+def _nonfinite_at_zero_limit(
+    expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None
+) -> int:
+    """1 where a one-input `expr` is NaN or inf at 0 in float32 and the truth has a finite
+    limit there (_limit_at_zero), else 0."""
+    if not _limit_at_zero(truth_expr, symbols):
+        return 0
+    with np.errstate(all="ignore"):
+        value = evaluate32(expr, symbols, np.zeros((1, 1)))
+    return int(not np.isfinite(np.broadcast_to(value, (1,))).all())
+
+
 # One input at +-60, the others ordinary: exp(2*u) overflows and sigmoid(-u)**2 flushes
 # there while exp(u) and sigmoid(-u) do not (the slope of the Bernoulli KL in logits,
 # (x - y)*exp(x)/(1 + exp(x))**2 expanded, is 0 at x = 60 for 2.6e-25). And at +-8e-20, where
@@ -1848,8 +1881,9 @@ def best(
     the subexpressions in `shared`), measured where the truth (and `domain`, see
     judged_points) is defined."""
     unique = list(dict.fromkeys(candidates))
-    # With several inputs, first the forms that fail at the fewest points beside the grid.
-    for failures_at in (_nonfinite_at_zeros, _grossly_wrong_at_moderate) if len(symbols) > 1 else ():
+    # With several inputs, first the forms that fail at the fewest points beside the grid;
+    # with one, those that are finite at 0 where the truth has a finite limit there.
+    for failures_at in (_nonfinite_at_zeros, _grossly_wrong_at_moderate) if len(symbols) > 1 else (_nonfinite_at_zero_limit,):
         if len(unique) > 1:
             failures = [failures_at(c, truth_expr, symbols, domain) for c in unique]
             unique = [c for c, n in zip(unique, failures) if n == min(failures)]

@@ -452,16 +452,18 @@ def _factor_of_its_log(node: sp.Expr) -> sp.Expr | None:
 
 
 def _holds_factor(arg: sp.Expr, u: sp.Expr) -> bool:
+    """u, -u or |u| is a factor of `arg` (log|x| vanishes with x: x*(1 + 2*log|x|))."""
     factors = sp.Mul.make_args(arg)
-    return u in factors or -u in factors
+    return u in factors or -u in factors or sp.Abs(u) in factors
 
 
 def _blows_up_at_zero(e: sp.Expr, u: sp.Expr) -> bool:
-    """e may be infinite where u is 0 other than by a log of a multiple of u: a power, not
-    known nonnegative, of something with u's inputs in it, or a function of them other than
-    log, log1p, sign, abs and where."""
-    if e.is_Pow:
-        return e.exp.is_negative is not False and e.base.has(*u.free_symbols)
+    """e may be infinite where u is 0 other than by a log of a multiple of u: a power (or
+    ipow), not known nonnegative, of something with u's inputs in it, or a function of them
+    other than log, log1p, sign, abs and where."""
+    if e.is_Pow or isinstance(e, ipow):
+        base, power = e.args
+        return power.is_negative is not False and base.has(*u.free_symbols)
     if isinstance(e, sp.Function) and not isinstance(e, (sp.log, log1p, sp.sign, sp.Abs, sp.Piecewise)):
         return e.has(*u.free_symbols)
     return False
