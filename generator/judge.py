@@ -1306,7 +1306,10 @@ def _near_roots(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> tuple[np.ndarr
     where |u| has no sign change to find (abs(log(x/(1 - x))) near 1/2, where the log of
     the rounded ratio is 23 bits off), and of the arguments of its signs (abs's slopes)."""
     kinks = tuple(
-        r for a in sorted(expr.atoms(sp.Abs, sp.sign), key=sp.default_sort_key) for r in sign_changes(a.args[0], symbols)
+        r
+        for a in sorted(expr.atoms(sp.Abs, sp.sign), key=sp.default_sort_key)
+        if a.args[0].has(*symbols)
+        for r in sign_changes(a.args[0], symbols)
     )
     centers = sign_changes(expr, symbols)[:MAX_ROOTS] + domain_edges(expr, symbols)[:MAX_ROOTS] + kinks[:MAX_ROOTS]
     near = np.array(

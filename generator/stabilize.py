@@ -452,7 +452,8 @@ def _factor_of_its_log(node: sp.Expr) -> sp.Expr | None:
 
 
 def _holds_factor(arg: sp.Expr, u: sp.Expr) -> bool:
-    """u, -u or |u| is a factor of `arg` (log|x| vanishes with x: x*(1 + 2*log|x|))."""
+    """u, -u or |u| is a factor of `arg`: log(arg) is infinite where u is 0 (log|x| as log(x),
+    in x*(1 + 2*log|x|))."""
     factors = sp.Mul.make_args(arg)
     return u in factors or -u in factors or sp.Abs(u) in factors
 
