@@ -436,18 +436,20 @@ def _factor_of_its_log(node: sp.Expr) -> sp.Expr | None:
     0*log(0) = NaN at p = 0, whose limit is 0, and the rules have written the log as a where
     of log(p*sign(q)) - log|q| and log1p((p - q)/q), whose far branch xlogy cannot take.
     (Also where g is finite at u = 0: u*g is 0 there too.)"""
-    if not isinstance(node, sp.Mul):
+    if not isinstance(node, sp.Mul) or not node.has(sp.log):
         return None
     for u in node.args:
         if u.is_number or isinstance(u, (sp.log, log1p)) or not u.free_symbols:
             continue
-        rest = sp.Mul(*(f for f in node.args if f is not u))
-        logs = rest.atoms(sp.log)
+        # The other factors looked at one by one, their product built only when it is the
+        # answer: the judge asks this of every candidate (derive.as_judged).
+        others = [f for f in node.args if f is not u]
+        logs = set().union(*(f.atoms(sp.log) for f in others))
         if not logs or not all(_holds_factor(g.args[0], u) for g in logs if g.has(*u.free_symbols)):
             continue
-        if any(_blows_up_at_zero(e, u) for e in sp.preorder_traversal(rest)):
+        if any(_blows_up_at_zero(e, u) for f in others for e in sp.preorder_traversal(f)):
             continue
-        return mul_no_nan(rest, u)
+        return mul_no_nan(sp.Mul(*others), u)
     return None
 
 
@@ -455,7 +457,11 @@ def _holds_factor(arg: sp.Expr, u: sp.Expr) -> bool:
     """u, -u or |u| is a factor of `arg`: log(arg) is infinite where u is 0 (log|x| as log(x),
     in x*(1 + 2*log|x|))."""
     factors = sp.Mul.make_args(arg)
-    return u in factors or -u in factors or sp.Abs(u) in factors
+    if u in factors:
+        return True
+    # Not sp.Abs(u): SymPy's abs of a large u asks its assumptions (seconds over a choice).
+    negative = -u
+    return negative in factors or any(isinstance(f, sp.Abs) and f.args[0] in (u, negative) for f in factors)
 
 
 def _blows_up_at_zero(e: sp.Expr, u: sp.Expr) -> bool:
