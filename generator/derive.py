@@ -128,8 +128,7 @@ def derive(
     rules_of: dict[sp.Expr, tuple[str, ...]] = {}
 
     def stable(e: sp.Expr) -> sp.Expr:
-        # The derivative of abs or sign at its kink is taken as 0 (a.e. derivative).
-        e = e.replace(sp.DiracDelta, lambda *args: sp.Integer(0))
+        e = _kink_slopes_as_zero(e)
         # Where the function is real, so is every part: SymPy writes |exp(u)| as exp(re(u))
         # for a u it cannot prove real (xlogy(x, y) of abs(y**x) as exp(xlogy(x, y))).
         e = e.replace(sp.re, lambda u: u).replace(sp.im, lambda u: sp.Integer(0))
@@ -475,6 +474,12 @@ def _even_power_of_sign(node: sp.Basic) -> bool:
     return isinstance(node, sp.Pow) and isinstance(node.base, sp.sign) and bool(node.exp.is_even)
 
 
+def _kink_slopes_as_zero(form: sp.Expr) -> sp.Expr:
+    """`form` with the derivative of abs or sign at its kink, DiracDelta, taken as 0 (the
+    derivative almost everywhere)."""
+    return form.replace(sp.DiracDelta, lambda *args: sp.Integer(0))
+
+
 def _abs_as_signs(form: sp.Expr) -> list[sp.Expr]:
     """`form` with each |u| written s*u and each sign(u) as s, for a symbol s with s**2 = 1,
     over one denominator, expanded and factored, and s back as sign(u): terms in |u| and
@@ -495,8 +500,7 @@ def _abs_as_signs(form: sp.Expr) -> list[sp.Expr]:
     def signed(u: sp.Expr) -> sp.Expr:
         return sp.Mul(*(signs[f] ** (p % 2) for f, p in _signed_factors(u).items()))
 
-    written = form.replace(sp.DiracDelta, lambda *args: sp.Integer(0))
-    written = written.replace(sp.Abs, lambda u: signed(u) * u).replace(sp.sign, signed)
+    written = _kink_slopes_as_zero(form).replace(sp.Abs, lambda u: signed(u) * u).replace(sp.sign, signed)
     numerator, denominator = sp.fraction(sp.together(written))
 
     def reduced(e: sp.Expr) -> sp.Expr:

@@ -23,7 +23,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, clip, pick, polyval
+from generator.primitives import away, clip, pick, polyval, real_diff
 
 
 # Safe points are tried in this order: round numbers first, then farther out.
@@ -95,15 +95,14 @@ def _guarded(
     probe = value.xreplace(defaults)
     condition = taken.xreplace(defaults)
     try:
-        slopes = [sp.diff(probe, v) for v in variables]
+        # As of real arguments: sign of a guarded sum, sign(pick(...) + pick(...)), is not
+        # known real, and SymPy's slope of it is a Derivative, which nothing evaluates; as a
+        # real one's it is the DiracDelta that the judge takes as 0.
+        slopes = [real_diff(probe, v) for v in variables]
     except (TypeError, ValueError, NotImplementedError, AttributeError, ArithmeticError):
         # SymPy cannot differentiate through some nodes (polyval's coefficient tuple,
         # an ITE condition); the guard is a safety net beyond the order, not needed for it.
         return value
-    # sign of a guarded sum, sign(pick(...) + pick(...)), is not known real, and SymPy leaves
-    # its slope a Derivative, which nothing evaluates: it is 0 wherever it is defined (the
-    # slope of a real sign is the DiracDelta that the judge takes as 0).
-    slopes = [s.replace(lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, sp.sign), lambda e: sp.S.Zero) for s in slopes]
     if any(s.has(sp.Derivative) for s in slopes):
         return value
 
