@@ -835,7 +835,7 @@ def _partial_fractions_in_exp(quotient: sp.Expr) -> tuple[sp.Expr, sp.Expr] | No
         return None
     try:
         fractions = sp.apart(rational, e).xreplace({e: sp.exp(step * u)})
-    except (sp.PolynomialError, NotImplementedError):
+    except (sp.PolynomialError, NotImplementedError, OverflowError):
         return None
     if fractions == quotient or fractions.has(sp.RootSum):
         return None

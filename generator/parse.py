@@ -130,6 +130,27 @@ def _as_float(c: sp.Expr) -> sp.Expr:
     return sp.Float(value, 17)
 
 
+def _as_float_if_huge(c: sp.Expr) -> sp.Expr:
+    """A constant that is not a rational but holds one of more than 64 bits, as its value (17
+    digits, as the module prints it). SymPy rewrites such constants exactly, and the exact
+    numbers can have 10**300 digits: exp(1e300*log(2)) is 2**(10**300) as it is built, and the
+    textbook form of log_sigmoid(xlogy(1e300, 1e300)) holds exp(-N*log(N)) = N**(-N) (both
+    hung, fuzz seed 37). A value beyond float64 stays exact, for `_check_constant` to refuse.
+    The value is computed with every rational exact (tan(1e308) at 96 bits is the tangent of
+    another number)."""
+    bits = max((_rational_bits(r) for r in c.atoms(sp.Rational)), default=0.0)
+    if c.is_Rational or c.is_Float or bits <= 64:
+        return c
+    saved, _MP.prec = _MP.prec, _MP.prec + 2 * int(bits)
+    try:
+        value = _evaluate(c)
+    finally:
+        _MP.prec = saved
+    if isinstance(value, _MP.mpc) or not _MP.isfinite(value) or abs(value) > sys.float_info.max:
+        return c
+    return sp.Float(value, 17)
+
+
 # At a tie the gradient goes to the first argument, as in tf.maximum and tf.minimum.
 def _max(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     if a.is_number and b.is_number:
@@ -450,6 +471,9 @@ class _Builder:
             raise _fail(f"{self.quote(node)} is undefined (infinite or NaN)", self.text, node)
         if abs(real) > sys.float_info.max:
             raise _fail(f"{self.quote(node)} is too large for float64", self.text, node)
+        if value.is_Float and 0 < abs(real) < _SMALLEST_FLOAT64:
+            # A number SymPy computed from a float one (exp of `_as_float_if_huge`'s value).
+            raise _fail(f"{self.quote(node)} is too small for float64 (it rounds to 0)", self.text, node)
 
     def _fold(self, node: ast.AST, build: Callable[..., sp.Expr], *args: sp.Expr) -> sp.Expr:
         """build(*args); when all args are constants, SymPy's failures to simplify them are input errors.
@@ -470,7 +494,7 @@ class _Builder:
                     raise
                 raise _fail(f"{self.quote(node)} compares a value that is not real ({exc})", self.text, node) from None
         try:
-            return build(*args)
+            return _as_float_if_huge(build(*args))
         except (ArithmeticError, AttributeError, TypeError, ValueError) as exc:
             raise _fail(
                 f"SymPy cannot simplify the constant {self.quote(node)} ({type(exc).__name__})", self.text, node

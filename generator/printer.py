@@ -140,6 +140,10 @@ def number_literal(value: sp.Expr) -> str:
         raise GeneratorError(f"the constant {value} is not real")
     if math.isnan(number.real):
         raise GeneratorError(f"the constant {value} is undefined (nan)")
+    if math.isinf(number.real) and value.is_Float:
+        # A float constant that SymPy took out of an exp: exp(1e25*log(3) - x) is
+        # exp(1.0986e25)*exp(-x) in some rewrites, inf*0 where the truth is finite.
+        raise GeneratorError("a derived form holds a constant beyond float64 (SymPy took it out of an exp)")
     if math.isinf(number.real):
         # A branch at a pole: lgamma(max(x, 0)) is lgamma(0) = inf for x < 0, as TF's lgamma.
         # repr would write `inf`, an undefined name in the module.
