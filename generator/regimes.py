@@ -156,11 +156,12 @@ def add_regimes(
             continue
         # Per side, the option that measures best: the leading term of an exponential
         # tail, the constant limit, or an algebraic tail.
-        tails = _exp_tails(truth, x, sign, xs)
+        far = _signs_far_out(truth, x, sign)
+        tails = _exp_tails(far, x, sign, xs)
         options = (
             *tails[:1],
-            _asymptote(expr, truth, x, sign, xs, reference),
-            _algebraic_tail(truth, x, sign),
+            _asymptote(expr, far, x, sign, xs, reference),
+            _algebraic_tail(far, x, sign),
         )
         for option in options:
             if option is None:
@@ -171,7 +172,7 @@ def add_regimes(
         # The exponential tail from where float32 may take it, if the form between is bad
         # there (the grid has few points: x**3/(exp(x) - 1)'' between 22.6 and 40 only 31.8,
         # where the form is right, and beyond which it flushes).
-        if len(tails) == 2 and sides.get(sign) == tails[0] and _bad_between(result, truth, x, sign, tails[1][1]):
+        if len(tails) == 2 and sides.get(sign) == tails[0] and _bad_between(result, far, x, sign, tails[1][1]):
             sides[sign] = tails[1]
             score = judge.score(_split(result, sides, x), (x,), points, reference)
     if sides:
@@ -185,6 +186,35 @@ def add_regimes(
     notes = (("series",) if series else ()) + (("patch",) if patched else ()) + (("root",) if at_roots else ())
     notes += tuple(sorted(tails))
     return result, notes
+
+
+def _signs_far_out(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr:
+    """`truth` with each abs and sign of an argument that keeps one sign for x from sign*1 to
+    sign*2**1024 written as that constant sign, for the far-out forms, which SymPy's limits
+    and series find only without abs (|expm1(x)|/x's f' was inf - inf = NaN for x in [89,
+    93], where the truth is about 1e37). `truth` itself where an argument changes sign out
+    there (|sin x|), or the nodes nest. sign's derivative, DiracDelta(u), is 0 there."""
+    nodes = truth.atoms(sp.Abs, sp.sign, sp.DiracDelta)
+    if not nodes or any(node.args[0].has(sp.Abs, sp.sign, sp.DiracDelta) for node in nodes):
+        return truth
+    ladder = [mpmath.mpf(sign) * mpmath.mpf(2) ** k for k in range(0, 1025, 8)]
+    signs: dict[sp.Expr, int] = {}
+    for u in {node.args[0] for node in nodes}:
+        try:
+            fn = sp.lambdify(x, u, modules="mpmath")
+            with mpmath.workdps(40):
+                found = {int(mpmath.sign(fn(t))) for t in ladder}
+        except (ArithmeticError, ValueError, TypeError, NameError):
+            return truth
+        if len(found) != 1 or 0 in found:
+            return truth
+        signs[u] = found.pop()
+    constants = {
+        sp.Abs: lambda u: signs[u] * u,
+        sp.sign: lambda u: signs[u],
+        sp.DiracDelta: lambda u: 0,
+    }
+    return truth.xreplace({node: constants[type(node)](node.args[0]) for node in nodes})
 
 
 def _split(inner: sp.Expr, sides: dict[int, tuple[sp.Expr, sp.Float]], x: sp.Symbol) -> sp.Expr:
@@ -781,9 +811,16 @@ def _series_regime(
     # The polynomial's variable h stands for `argument`: x - center, or |x| for g(|x|).
     argument = x - center
     in_abs = _series_in_abs(textbook, x) if center == 0 and k == 0 else None
+    by_side = None
+    if in_abs is None and center == 0 and textbook.has(sp.Abs, sp.sign):
+        by_side = _series_by_side(*_series_source(textbook, k, source), x)
+        if by_side is None:
+            return None
     if in_abs is not None:
         series, h = in_abs
         argument = sp.Abs(x)
+    elif by_side is not None:
+        series, h = by_side
     elif center == 0:
         h = x
         # lgamma's and polygamma's series are SymPy's own, exact (zeta values) and quick for a
@@ -828,7 +865,11 @@ def _series_regime(
             return None
     if series is None:
         return None
-    poly = sp.lambdify(h, series, modules="mpmath")
+    if by_side is not None:
+        even, odd = (sp.lambdify(h, part, modules="mpmath") for part in series)
+        poly = lambda d: even(d) + mpmath.sign(d) * odd(d)  # noqa: E731
+    else:
+        poly = sp.lambdify(h, series, modules="mpmath")
     # float32 needs the polynomial exact to 2**-28 only, often over a wider band, and the form
     # it replaces there cancels (1/tanh(x) - 1/x's f'' loses 9 bits at 0.5, 5 at 1): the
     # module takes the dtype's threshold at trace time.
@@ -839,7 +880,11 @@ def _series_regime(
         bound = sp.Float(threshold, 17)
     else:
         bound = by_dtype(sp.Float(wide, 17), sp.Float(threshold or 0, 17))
-    polynomial = _polyval(series, h).xreplace({h: clip(argument, -bound, bound)})
+    if by_side is not None:
+        even, odd = (_polyval(part, h) if part != 0 else part for part in series)
+        polynomial = (even + sp.sign(x) * odd).xreplace({h: clip(argument, -bound, bound)})
+    else:
+        polynomial = _polyval(series, h).xreplace({h: clip(argument, -bound, bound)})
     if center == 0:
         return sp.Piecewise((polynomial, sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
     near = sp.Abs(x - center) < bound
@@ -861,6 +906,53 @@ def _series_in_abs(textbook: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, sp.Symbol]
     if series is None or not series.has(t):
         return None
     return series, t
+
+
+def _series_by_side(textbook: sp.Expr, k: int, x: sp.Symbol) -> tuple[tuple[sp.Expr, sp.Expr], sp.Symbol] | None:
+    """((A, B), x) with A + sign(x)*B the Taylor series at 0 of the textbook form's k-th
+    derivative on each side of 0, for a form with abs or sign of arguments other than x
+    alone (|sin x|/x). On each side of 0, near it, sign(u) is a constant: sign(u(0)), or
+    c*sign(x)**m where u has a root of order m at 0. With S for sign(x), |u| is that
+    constant times u, and the form is analytic in x; S**2 = 1. (abs has no Taylor series
+    at 0: |sin x|/x's f'' was 1.0 near 0 where the truth is -1/3, 69% within 3 bits.)"""
+    side = sp.Dummy("S", real=True)
+    signs: dict[sp.Expr, sp.Expr] = {}
+    for node in textbook.atoms(sp.Abs, sp.sign):
+        u = node.args[0]
+        if u.has(sp.Abs, sp.sign):
+            return None
+        if u not in signs:
+            at = _signs_beside_zero(u, x)
+            if at is None:
+                return None
+            signs[u] = at[0] if at[0] == at[1] else at[0] * side
+    g = textbook.xreplace({node: signs[node.args[0]] * (node.args[0] if isinstance(node, sp.Abs) else 1)
+                           for node in textbook.atoms(sp.Abs, sp.sign)})
+    series = _symbolic_series(g, x, k)
+    if series is None:
+        return None
+    series = sp.expand(series).replace(lambda e: e.is_Pow and e.base == side, lambda e: side ** (e.exp % 2))
+    even, odd = series.coeff(side, 0), series.coeff(side, 1)
+    if not (even.has(x) or odd.has(x)) or not (even.is_polynomial(x) and odd.is_polynomial(x)):
+        return None
+    return (even, odd), x
+
+
+def _signs_beside_zero(u: sp.Expr, x: sp.Symbol) -> tuple[int, int] | None:
+    """(sign of u just above 0, just below), alike at 1e-30 and 1e-60 from it; None where
+    u is 0 or not real there, or its sign changes between the two (a root near 0, not at it)."""
+    try:
+        fn = sp.lambdify(x, u, modules="mpmath")
+        with mpmath.workdps(120):
+            values = [fn(s * mpmath.mpf(10) ** -e) for s in (1, -1) for e in (30, 60)]
+    except (ArithmeticError, ValueError, TypeError, NameError):
+        return None
+    if not all(isinstance(v, mpmath.mpf) and v != 0 for v in values):
+        return None
+    up, up2, down, down2 = (int(mpmath.sign(v)) for v in values)
+    if up != up2 or down != down2:
+        return None
+    return up, down
 
 
 def _series_thresholds(exact: Callable, poly: Callable, center: sp.Rational) -> tuple[float | None, float | None]:

@@ -1980,3 +1980,25 @@ def test_abs_of_a_log_ratio_next_to_its_kink(load_module) -> None:
     }
     points = [(float(np.float32(p)),) for p in (0.49999997, 0.49242422, 0.48484847, 0.50757575, 0.9)]
     _check(fn, truth, [x], points, 1e-6)
+
+
+def test_series_at_zero_through_abs_of_a_function_that_vanishes_there(load_module) -> None:
+    # |sin x|/x is sign(x)*sin(x)/x near 0: a Taylor series on each side, A + sign(x)*B
+    # (regimes._series_by_side). abs has none, so f'' was its far form there, which
+    # cancels: 1.0 at x = 2e-4 where the truth is -1/3 (69% of points within 3 bits).
+    x = sp.Symbol("x", real=True)
+    fn = load_module("abs(sin(x))/x", "abs_sinc", ["x"]).abs_sinc
+    points = [(p,) for p in (2e-4, -2e-4, 1e-20, -3e-9, 0.75, -1.5)]
+    _check(fn, sp.Abs(sp.sin(x)) / x, [x], points, 1e-6)
+
+
+def test_exponential_tails_through_abs_of_an_argument_of_one_sign(load_module) -> None:
+    # |expm1(x)|/x's f' was |expm1(x)|/x**2-like terms of inf - inf = NaN for x in [89, 93],
+    # truth about 1e37; |sinh(x)|/x's f'' NaN for x < -89, truth -inf. Far out expm1 and
+    # sinh keep one sign, so the tails are found from the truth without abs
+    # (regimes._signs_far_out).
+    x = sp.Symbol("x", real=True)
+    fn = load_module("abs(expm1(x))/x", "abs_expm1_ratio", ["x"]).abs_expm1_ratio
+    _check(fn, sp.Abs(sp.exp(x) - 1) / x, [x], [(89.375,), (92.375,), (-95.0,), (40.5,)], 1e-6)
+    fn = load_module("abs(sinh(x))/x", "abs_shi", ["x"]).abs_shi
+    _check(fn, sp.Abs(sp.sinh(x)) / x, [x], [(-85.0,), (-95.0,), (87.0,), (-3e38,)], 1e-6)

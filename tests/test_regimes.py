@@ -537,3 +537,16 @@ def test_patch_where_a_form_cancels_between_its_series_and_far_out() -> None:
     after = judge.bits_of_error(judge.evaluate32(patched, (x,), points), truth)
     assert (before > judge.GOOD_BITS).sum() >= 3, before
     assert (after <= judge.GOOD_BITS).all(), after
+
+
+def test_abs_and_sign_by_side() -> None:
+    # Near 0, |sin x| is sign(x)*sin(x) and |cos x| is cos(x): the series of |sin x|/x is
+    # 1 - x**2/6 + ... times sign(x), with no even part.
+    (even, odd), h = regimes._series_by_side(sp.Abs(sp.sin(x)) * sp.Abs(sp.cos(x)) / x, 0, x)
+    assert even == 0
+    assert sp.expand(odd - sp.series(sp.sin(x) * sp.cos(x) / x, x, 0, regimes.SERIES_TERMS).removeO()) == 0
+    assert regimes._signs_beside_zero(x**2 - sp.Rational(1, 10**90), x) is None  # roots at +-1e-45
+    assert regimes._signs_beside_zero(x**3 - x**2, x) == (-1, -1)
+    # Far out, expm1 keeps one sign on each side, sin does not.
+    assert regimes._signs_far_out(sp.Abs(sp.exp(x) - 1) * sp.sign(x), x, -1) == (1 - sp.exp(x)) * -1
+    assert regimes._signs_far_out(sp.Abs(sp.sin(x)), x, 1) == sp.Abs(sp.sin(x))
