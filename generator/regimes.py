@@ -194,27 +194,43 @@ def _signs_far_out(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr:
     and series find only without abs (|expm1(x)|/x's f' was inf - inf = NaN for x in [89,
     93], where the truth is about 1e37). `truth` itself where an argument changes sign out
     there (|sin x|), or the nodes nest. sign's derivative, DiracDelta(u), is 0 there."""
-    nodes = truth.atoms(sp.Abs, sp.sign, sp.DiracDelta)
-    if not nodes or any(node.args[0].has(sp.Abs, sp.sign, sp.DiracDelta) for node in nodes):
+    arguments = _kink_arguments(truth)
+    if not arguments:
         return truth
     ladder = [mpmath.mpf(sign) * mpmath.mpf(2) ** k for k in range(0, 1025, 8)]
-    signs: dict[sp.Expr, int] = {}
-    for u in {node.args[0] for node in nodes}:
+    signs: dict[sp.Expr, sp.Expr] = {}
+    for u in arguments:
         try:
-            fn = sp.lambdify(x, u, modules="mpmath")
+            fn = judge._mp_function(u, (x,))
             with mpmath.workdps(40):
                 found = {int(mpmath.sign(fn(t))) for t in ladder}
-        except (ArithmeticError, ValueError, TypeError, NameError):
+        except (ArithmeticError, ValueError, TypeError):
             return truth
         if len(found) != 1 or 0 in found:
             return truth
-        signs[u] = found.pop()
-    constants = {
+        signs[u] = sp.Integer(found.pop())
+    return _with_signs(truth, signs)
+
+
+_KINKS = (sp.Abs, sp.sign, sp.DiracDelta)
+
+
+def _kink_arguments(expr: sp.Expr) -> set[sp.Expr] | None:
+    """The arguments of abs, sign and DiracDelta (sign's derivative) in `expr`; None where
+    one holds another."""
+    arguments = {node.args[0] for node in expr.atoms(*_KINKS)}
+    return None if any(u.has(*_KINKS) for u in arguments) else arguments
+
+
+def _with_signs(expr: sp.Expr, signs: dict[sp.Expr, sp.Expr]) -> sp.Expr:
+    """`expr` with |u| as s*u, sign(u) as s and DiracDelta(u) as 0, s = signs[u]: where u
+    keeps the sign s (a constant, or one times sign(x)), which is nonzero."""
+    written = {
         sp.Abs: lambda u: signs[u] * u,
         sp.sign: lambda u: signs[u],
-        sp.DiracDelta: lambda u: 0,
+        sp.DiracDelta: lambda u: sp.Integer(0),
     }
-    return truth.xreplace({node: constants[type(node)](node.args[0]) for node in nodes})
+    return expr.xreplace({node: written[type(node)](node.args[0]) for node in expr.atoms(*_KINKS)})
 
 
 def _split(inner: sp.Expr, sides: dict[int, tuple[sp.Expr, sp.Float]], x: sp.Symbol) -> sp.Expr:
@@ -814,13 +830,11 @@ def _series_regime(
     by_side = None
     if in_abs is None and center == 0 and textbook.has(sp.Abs, sp.sign):
         by_side = _series_by_side(*_series_source(textbook, k, source), x)
-        if by_side is None:
-            return None
     if in_abs is not None:
         series, h = in_abs
         argument = sp.Abs(x)
     elif by_side is not None:
-        series, h = by_side
+        series, h = by_side, x
     elif center == 0:
         h = x
         # lgamma's and polygamma's series are SymPy's own, exact (zeta values) and quick for a
@@ -908,8 +922,8 @@ def _series_in_abs(textbook: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, sp.Symbol]
     return series, t
 
 
-def _series_by_side(textbook: sp.Expr, k: int, x: sp.Symbol) -> tuple[tuple[sp.Expr, sp.Expr], sp.Symbol] | None:
-    """((A, B), x) with A + sign(x)*B the Taylor series at 0 of the textbook form's k-th
+def _series_by_side(textbook: sp.Expr, k: int, x: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
+    """(A, B) with A + sign(x)*B the Taylor series at 0 of the textbook form's k-th
     derivative on each side of 0, for a form with abs or sign of arguments other than x
     alone (|sin x|/x). On each side of 0, near it, sign(u) is a constant: sign(u(0)), or
     c*sign(x)**m where u has a root of order m at 0. With S for sign(x), |u| is that
@@ -917,35 +931,31 @@ def _series_by_side(textbook: sp.Expr, k: int, x: sp.Symbol) -> tuple[tuple[sp.E
     at 0: |sin x|/x's f'' was 1.0 near 0 where the truth is -1/3, 69% within 3 bits.)"""
     side = sp.Dummy("S", real=True)
     signs: dict[sp.Expr, sp.Expr] = {}
-    for node in textbook.atoms(sp.Abs, sp.sign):
-        u = node.args[0]
-        if u.has(sp.Abs, sp.sign):
+    for u in _kink_arguments(textbook) or ():
+        at = _signs_beside_zero(u, x)
+        if at is None:
             return None
-        if u not in signs:
-            at = _signs_beside_zero(u, x)
-            if at is None:
-                return None
-            signs[u] = at[0] if at[0] == at[1] else at[0] * side
-    g = textbook.xreplace({node: signs[node.args[0]] * (node.args[0] if isinstance(node, sp.Abs) else 1)
-                           for node in textbook.atoms(sp.Abs, sp.sign)})
-    series = _symbolic_series(g, x, k)
+        signs[u] = at[0] if at[0] == at[1] else at[0] * side
+    if not signs:
+        return None
+    series = _symbolic_series(_with_signs(textbook, signs), x, k)
     if series is None:
         return None
     series = sp.expand(series).replace(lambda e: e.is_Pow and e.base == side, lambda e: side ** (e.exp % 2))
     even, odd = series.coeff(side, 0), series.coeff(side, 1)
     if not (even.has(x) or odd.has(x)) or not (even.is_polynomial(x) and odd.is_polynomial(x)):
         return None
-    return (even, odd), x
+    return even, odd
 
 
 def _signs_beside_zero(u: sp.Expr, x: sp.Symbol) -> tuple[int, int] | None:
     """(sign of u just above 0, just below), alike at 1e-30 and 1e-60 from it; None where
     u is 0 or not real there, or its sign changes between the two (a root near 0, not at it)."""
     try:
-        fn = sp.lambdify(x, u, modules="mpmath")
+        fn = judge._mp_function(u, (x,))
         with mpmath.workdps(120):
             values = [fn(s * mpmath.mpf(10) ** -e) for s in (1, -1) for e in (30, 60)]
-    except (ArithmeticError, ValueError, TypeError, NameError):
+    except (ArithmeticError, ValueError, TypeError):
         return None
     if not all(isinstance(v, mpmath.mpf) and v != 0 for v in values):
         return None

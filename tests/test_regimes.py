@@ -542,7 +542,7 @@ def test_patch_where_a_form_cancels_between_its_series_and_far_out() -> None:
 def test_abs_and_sign_by_side() -> None:
     # Near 0, |sin x| is sign(x)*sin(x) and |cos x| is cos(x): the series of |sin x|/x is
     # 1 - x**2/6 + ... times sign(x), with no even part.
-    (even, odd), h = regimes._series_by_side(sp.Abs(sp.sin(x)) * sp.Abs(sp.cos(x)) / x, 0, x)
+    even, odd = regimes._series_by_side(sp.Abs(sp.sin(x)) * sp.Abs(sp.cos(x)) / x, 0, x)
     assert even == 0
     assert sp.expand(odd - sp.series(sp.sin(x) * sp.cos(x) / x, x, 0, regimes.SERIES_TERMS).removeO()) == 0
     assert regimes._signs_beside_zero(x**2 - sp.Rational(1, 10**90), x) is None  # roots at +-1e-45
