@@ -25,9 +25,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.07 bits, 100.0% of 151 points within 3 bits
-    order 1: max 1.0 bits, mean 0.11 bits, 100.0% of 151 points within 3 bits
-    order 2: max 2.0 bits, mean 0.20 bits, 100.0% of 151 points within 3 bits
+    f: max 1.0 bits, mean 0.07 bits, 100.0% of 153 points within 3 bits
+    order 1: max 1.0 bits, mean 0.10 bits, 100.0% of 153 points within 3 bits
+    order 2: max 2.0 bits, mean 0.20 bits, 100.0% of 153 points within 3 bits
 
 Usage:
 

@@ -22,9 +22,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 2.3 bits, mean 0.09 bits, 100.0% of 151 points within 3 bits
-    order 1: max 9.2 bits, mean 0.27 bits, 96.8% of 155 points within 3 bits
-    order 2: max 1.6 bits, mean 0.13 bits, 100.0% of 159 points within 3 bits
+    f: max 2.3 bits, mean 0.08 bits, 100.0% of 153 points within 3 bits
+    order 1: max 9.2 bits, mean 0.26 bits, 96.8% of 157 points within 3 bits
+    order 2: max 1.6 bits, mean 0.13 bits, 100.0% of 161 points within 3 bits
 
 Usage:
 

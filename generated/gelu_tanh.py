@@ -21,9 +21,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 4.5 bits, mean 0.15 bits, 99.3% of 151 points within 3 bits
-    order 1: max 8.7 bits, mean 0.37 bits, 96.1% of 155 points within 3 bits
-    order 2: max 9.8 bits, mean 0.88 bits, 93.7% of 159 points within 3 bits
+    f: max 4.5 bits, mean 0.15 bits, 99.3% of 153 points within 3 bits
+    order 1: max 8.7 bits, mean 0.36 bits, 96.2% of 157 points within 3 bits
+    order 2: max 9.8 bits, mean 0.88 bits, 93.8% of 161 points within 3 bits
 
 Usage:
 

@@ -22,9 +22,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.03 bits, 100.0% of 40 points within 3 bits
-    order 1: max 1.0 bits, mean 0.11 bits, 100.0% of 36 points within 3 bits
-    order 2: max 1.0 bits, mean 0.24 bits, 100.0% of 38 points within 3 bits
+    f: max 1.0 bits, mean 0.02 bits, 100.0% of 41 points within 3 bits
+    order 1: max 1.0 bits, mean 0.14 bits, 100.0% of 37 points within 3 bits
+    order 2: max 1.0 bits, mean 0.23 bits, 100.0% of 39 points within 3 bits
 
 Usage:
 

@@ -21,9 +21,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 25.7 bits, mean 0.73 bits, 98.0% of 151 points within 3 bits
-    order 1: max 25.7 bits, mean 0.74 bits, 96.1% of 155 points within 3 bits
-    order 2: max 25.7 bits, mean 1.30 bits, 94.3% of 159 points within 3 bits
+    f: max 25.7 bits, mean 0.72 bits, 98.0% of 153 points within 3 bits
+    order 1: max 25.7 bits, mean 0.73 bits, 96.2% of 157 points within 3 bits
+    order 2: max 25.7 bits, mean 1.30 bits, 94.4% of 161 points within 3 bits
 
 Usage:
 

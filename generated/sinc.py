@@ -22,9 +22,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.13 bits, 100.0% of 167 points within 3 bits
-    order 1: max 6.2 bits, mean 0.52 bits, 97.6% of 167 points within 3 bits
-    order 2: max 6.5 bits, mean 0.49 bits, 95.2% of 167 points within 3 bits
+    f: max 1.0 bits, mean 0.13 bits, 100.0% of 169 points within 3 bits
+    order 1: max 6.2 bits, mean 0.51 bits, 97.6% of 169 points within 3 bits
+    order 2: max 6.5 bits, mean 0.48 bits, 95.3% of 169 points within 3 bits
 
 Usage:
 

@@ -20,9 +20,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 25.7 bits, mean 0.64 bits, 98.0% of 151 points within 3 bits
-    order 1: max 25.7 bits, mean 0.74 bits, 96.8% of 155 points within 3 bits
-    order 2: max 25.7 bits, mean 1.44 bits, 91.8% of 159 points within 3 bits
+    f: max 25.7 bits, mean 0.63 bits, 98.0% of 153 points within 3 bits
+    order 1: max 25.7 bits, mean 0.73 bits, 96.8% of 157 points within 3 bits
+    order 2: max 25.7 bits, mean 1.43 bits, 91.9% of 161 points within 3 bits
 
 Usage:
 

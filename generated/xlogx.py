@@ -21,9 +21,9 @@ Accuracy measured at generation (bits of error against mpmath, float32, on a gri
 over the whole float range and around nonzero roots; the forms evaluated with NumPy
 stand-ins for the TF ops):
 
-    f: max 1.0 bits, mean 0.24 bits, 100.0% of 79 points within 3 bits
-    order 1: max 1.0 bits, mean 0.08 bits, 100.0% of 79 points within 3 bits
-    order 2: max 1.0 bits, mean 0.03 bits, 100.0% of 75 points within 3 bits
+    f: max 1.0 bits, mean 0.24 bits, 100.0% of 80 points within 3 bits
+    order 1: max 1.0 bits, mean 0.07 bits, 100.0% of 80 points within 3 bits
+    order 2: max 1.0 bits, mean 0.04 bits, 100.0% of 76 points within 3 bits
 
 Usage:
 

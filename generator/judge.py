@@ -714,8 +714,9 @@ def sample_points(n_vars: int, count: int = 160) -> np.ndarray:
         # x**n flushes to 0 while c/x**n is finite for c up to about 3 (the grid's 8e-20 is
         # n = 2's): the third derivative of logit is (-2 - 6*x**2 + 6*x)/(x**3*(-1 + x)**3),
         # inf at x = 2e-13 where the truth is 2.7e38. Not in the grid itself: the pairs of
-        # several inputs are drawn from it.
-        extra = [60.0] + [power_flushes(n) for n in range(3, 7)]
+        # several inputs are drawn from it. And 1.5e-38, just above the smallest normal, where
+        # x/2 is subnormal and flushes (sin(x/2), a half-angle form of 1 - cos(x), is 0 there).
+        extra = [60.0, 1.5e-38] + [power_flushes(n) for n in range(3, 7)]
         return np.sort(np.concatenate([g, extra, np.negative(extra)]))[None, :]
     rng = np.random.default_rng(1234)
     pts = rng.choice(g, size=(n_vars, count))

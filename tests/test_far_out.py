@@ -2002,3 +2002,17 @@ def test_exponential_tails_through_abs_of_an_argument_of_one_sign(load_module) -
     _check(fn, sp.Abs(sp.exp(x) - 1) / x, [x], [(89.375,), (92.375,), (-95.0,), (40.5,)], 1e-6)
     fn = load_module("abs(sinh(x))/x", "abs_shi", ["x"]).abs_shi
     _check(fn, sp.Abs(sp.sinh(x)) / x, [x], [(-85.0,), (-95.0,), (87.0,), (-3e38,)], 1e-6)
+
+
+def test_half_angle_forms_just_above_the_smallest_normal(load_module) -> None:
+    # For |x| in [1.18e-38, 2.35e-38], x/2 is subnormal and flushes: sin(x/2) is 0 there.
+    # f of x*(1 - cos x)/(|x|*x**2) as 2*(sin(x/2)/x)*sin(x/2)/|x| was 0 (truth 0.5), and
+    # x/|sinh x| as x/(2*|sinh(x/2)|*cosh(x/2)) inf (truth 1). The judge's grid now holds
+    # +-1.5e-38, and each takes its series at 0 there.
+    x = sp.Symbol("x", real=True)
+    points = [(float(np.float32(p)),) for p in (1.2e-38, -2.2e-38, 1.7e-38, 0.25, -3.0)]
+    fn = load_module("x*(1 - cos(x))/(abs(x)*x**2)", "signed_versine", ["x"]).signed_versine
+    # 1 - cos x as 2*sin(x/2)**2 for the reference: 60 digits hold no 1 - cos(1e-38)
+    _check(fn, sp.sign(x) * 2 * sp.sin(x / 2) ** 2 / x**2, [x], points, 1e-6, order=0)
+    fn = load_module("x/abs(sinh(x))", "abs_csch_ratio", ["x"]).abs_csch_ratio
+    _check(fn, x / sp.Abs(sp.sinh(x)), [x], points, 1e-6, order=0)
