@@ -149,6 +149,25 @@ def _logcosh(x: np.ndarray) -> np.ndarray:
     return np.where(ax < 1, _np.log1p(2 * _np.sinh(ax / 2) ** 2), ax + _np.logaddexp(0, -2 * ax) - math.log(2))
 
 
+def _pi_reduced(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sin(pi*t), cos(pi*t), n mod 4) with x = t + n/2 + 2k, |t| <= 1/4, every step exact, as
+    the _sinpi and _cospi helpers reduce."""
+    r = x - 2 * np.round(x / 2)
+    n = np.round(2 * r)
+    t = np.pi * (r - n / 2)
+    return _np.sin(t), _np.cos(t), np.mod(n, 4)
+
+
+def _sinpi(x: np.ndarray) -> np.ndarray:
+    s, c, k = _pi_reduced(x)
+    return np.where(k == 0, s, np.where(k == 1, c, np.where(k == 2, -s, -c)))
+
+
+def _cospi(x: np.ndarray) -> np.ndarray:
+    s, c, k = _pi_reduced(x)
+    return np.where(k == 0, c, np.where(k == 1, -s, np.where(k == 2, -c, s)))
+
+
 def _times_log(log: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """a*log(b), 0 where a == 0, as tf.math.xlogy and xlog1py (with log1p) compute it."""
 
@@ -637,6 +656,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "hypot_ratio": _hypot_ratio,
     "hypot_ratio_gap": _hypot_ratio_gap,
     "logcosh": _logcosh,
+    "sinpi": _sinpi,
+    "cospi": _cospi,
     "log1p": _np.log1p,
     # As the printer emits them (printer.EXP_FORMS): from exp, not np.cosh/np.sinh.
     "cosh": lambda u: 0.5 * (_np.exp(u) + _np.exp(-u)),
@@ -1808,6 +1829,9 @@ OP_COST: dict[str, float] = {
     # A square, 11 multiply-adds and two wheres (float32); expm1 on the far side.
     "expm1mx": 11.0,
     "logcosh": 6.0,
+    # A reduction of 6 ops, sin and cos, and three wheres.
+    "sinpi": 11.0,
+    "cospi": 11.0,
     "hypot": 4.0,
     "hypot_ratio": 5.0,
     "hypot_ratio_gap": 7.0,

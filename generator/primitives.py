@@ -33,6 +33,8 @@ __all__ = [
     "logaddexp",
     "log_mix",
     "logcosh",
+    "sinpi",
+    "cospi",
     "mills",
     "mills_gap",
     "mills_gap_slope",
@@ -647,6 +649,38 @@ class logcosh(sp.Function):  # noqa: N801
         return sp.log(sp.cosh(x))
 
 
+class sinpi(sp.Function):  # noqa: N801
+    """sin(pi*x) with x reduced exactly before pi multiplies it: pi*x rounds, and sin of
+    the rounded product is wrong near sin's zeros (every integer x) and meaningless for
+    |x| > 2**24, where x is an integer and sin(pi*x) is 0."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.pi * cospi(self.args[0])
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.sin(sp.pi * x)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+
+class cospi(sp.Function):  # noqa: N801
+    """cos(pi*x), reduced as sinpi."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return -sp.pi * sinpi(self.args[0])
+
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
+        return sp.cos(sp.pi * x)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+
 class ipow(sp.Function):  # noqa: N801
     """base**k kept as written.
 
@@ -972,6 +1006,8 @@ def naive(expr: sp.Expr) -> sp.Expr:
         hypot_ratio: lambda a, b: a / sp.sqrt(a**2 + b**2),
         hypot_ratio_gap: lambda a, b: (a - b) / sp.sqrt(a**2 + b**2),
         logcosh: lambda x: sp.log(sp.cosh(x)),
+        sinpi: lambda x: sp.sin(sp.pi * x),
+        cospi: lambda x: sp.cos(sp.pi * x),
         mills: _mills_naive,
         mills_gap: lambda x: mills_gap(x)._eval_rewrite_as_exp(x),
         mills_gap_slope: lambda x: mills_gap_slope(x)._eval_rewrite_as_exp(x),

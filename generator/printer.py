@@ -74,6 +74,8 @@ HELPERS: dict[type, str] = {
     prim.hypot_ratio: "_hypot_ratio",
     prim.hypot_ratio_gap: "_hypot_ratio_gap",
     prim.logcosh: "_logcosh",
+    prim.sinpi: "_sinpi",
+    prim.cospi: "_cospi",
     prim.mul_exp: "_mul_exp",
     prim.exp_finite: "_exp_finite",
     prim.add_error: "_add_error",

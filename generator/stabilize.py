@@ -47,6 +47,8 @@ from generator.primitives import (
     log_mix,
     logaddexp,
     logcosh,
+    cospi,
+    sinpi,
     lowered,
     lowered_no_nan,
     mills,
@@ -954,6 +956,16 @@ def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _trig_of_pi_multiple(node: sp.Expr) -> sp.Expr | None:
+    """sin(pi*u) = sinpi(u) and cos(pi*u) = cospi(u), for u free of pi (sin(pi*x/2),
+    cos(2*pi*x*y)): the normalized sinc sin(pi*x)/(pi*x) was 63.5% of points within 3 bits."""
+    if isinstance(node, (sp.sin, sp.cos)) and node.args[0].has(sp.pi) and node.args[0].free_symbols:
+        u = sp.expand(node.args[0] / sp.pi)
+        if not u.has(sp.pi):
+            return (sinpi if isinstance(node, sp.sin) else cospi)(u)
+    return None
+
+
 def _log_of_difference_of_exps(node: sp.Expr) -> sp.Expr | None:
     """log(exp(a) - exp(b)) = a + log1mexp(a - b) (real where a > b): exp(a) overflows for
     a > 88.7 and the difference cancels for a near b, where log1mexp switches forms."""
@@ -1647,6 +1659,12 @@ RULES: tuple[Rule, ...] = (
         "polygamma_diff",
         "polygamma(n, a) - polygamma(n, a + b) cancels where b is small beside a; polygamma_diff does not",
         _polygamma_difference,
+    ),
+    # Last: the rules above read sin and cos (1 - cos(pi*x) as 2*sin(pi*x/2)**2 first).
+    Rule(
+        "sin_pi",
+        "sin(pi*u) rounds pi*u first: wrong near every integer u and beyond 2**24; sinpi(u) reduces u exactly",
+        _trig_of_pi_multiple,
     ),
 )
 

@@ -46,6 +46,8 @@ from generator.primitives import (
     log_mix,
     logaddexp,
     logcosh,
+    sinpi,
+    cospi,
     mills,
     mills_curvature,
     mills_gap,
@@ -963,6 +965,10 @@ CASES: tuple[Case, ...] = (
     Case("log1p", sp.log(1 + x), log1p(x), {x: (1e-8,)}),
     # cosh(100) overflows: log(inf) = inf; the truth is 100 - log(2).
     Case("logcosh", sp.log(sp.cosh(x)), logcosh(x), {x: (100.0, -100.0)}),
+    # pi*x rounds: sin of it is -8.7e-8 at x = 1 + 2**-23 (truth -3.7e-7) and 0.98 at
+    # x = 3e7, an integer (truth 0); cos(2*pi*x) is -4.4e-8 at x = 0.25 (truth 0).
+    Case("sin_pi", sp.sin(sp.pi * x), sinpi(x), {x: (1 + 2**-23, 3e7, -2.5e5)}),
+    Case("sin_pi", sp.cos(2 * sp.pi * x), cospi(2 * x), {x: (0.25, -0.75)}, label="cos"),
     # 1 + x**2 rounds to 1 for |x| < 2.4e-4: acosh(1) is 0; the truth is sqrt(2)*|x|.
     Case(
         "acosh_near_one",
@@ -2204,6 +2210,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("tanh", expm1(x) * sigmoid(x)),
     ("log1p", sp.log(2 + x)),
     ("logcosh", sp.log(sp.sinh(x))),
+    ("sin_pi", sp.sin(sp.pi * x + 1)),  # 1/pi is not a float
+    ("sin_pi", sp.sin(sp.pi / 7)),  # a constant
     ("log_tanh", sp.log(sp.tanh(x) + 1)),
     ("acosh_near_one", sp.acosh(2 + x**2)),
     ("acosh_near_one", sp.acosh(x)),
