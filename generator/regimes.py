@@ -983,13 +983,18 @@ def _series_thresholds(exact: Callable, poly: Callable, center: sp.Rational) -> 
             return None
         if not all(mpmath.isfinite(true) for true, _ in pairs):
             return None
-        if any(mpmath.sign(true) * mpmath.sign(near) < 0 for (true, _), near in zip(pairs, inside)):
+        if any(_opposite(true, near) for (true, _), near in zip(pairs, inside)):
             return None
         return max(abs(approx - true) / max(abs(true), mpmath.mpf(1e-300)) for true, approx in pairs)
 
     # The thresholds descend: the single one is found by the time the double one is.
     found = _first_within(SERIES_THRESHOLDS, error_at)
     return found.get(DOUBLE_TOLERANCE), found.get(SINGLE_TOLERANCE)
+
+
+def _opposite(a: object, b: object) -> bool:
+    """Whether a and b are real numbers of opposite signs."""
+    return isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf) and a * b < 0
 
 
 def _first_within(thresholds: Sequence[float], error_at: Callable[[float], object]) -> dict[float, float]:

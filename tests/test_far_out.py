@@ -2027,3 +2027,12 @@ def test_normalized_sinc_where_pi_times_x_rounds(load_module) -> None:
     fn = load_module("sin(pi*x)/(pi*x)", "sinc_pi", ["x"]).sinc_pi
     points = [(float(np.float32(p)),) for p in (1 + 2**-23, 3e7, 1e30, -250000.5, 0.75, -1e-20, 2.5)]
     _check(fn, sp.sin(sp.pi * x) / (sp.pi * x), [x], points, 1e-6)
+
+
+def test_series_at_zero_of_a_function_complex_beyond_a_branch_point(load_module) -> None:
+    # log(1 + x)/x is complex for x < -1: the check that a series' threshold does not cross
+    # a root compared a complex value with 0 there (TypeError, exit 123, before it was kept).
+    x = sp.Symbol("x", real=True)
+    fn = load_module("log(1 + x)/x", "log1p_ratio", ["x"]).log1p_ratio
+    points = [(float(np.float32(p)),) for p in (1e-20, -3e-4, 0.375, -0.5, 2.0, 1e30)]
+    _check(fn, sp.log(1 + x) / x, [x], points, 1e-6)
