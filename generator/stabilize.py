@@ -1199,8 +1199,7 @@ def _zero_branch(node: sp.Expr) -> sp.Expr | None:
 
 
 def _tanh_over_cosh(node: sp.Expr) -> sp.Expr | None:
-    """sinh(u)**a/cosh(u)**b = tanh(u)**a/cosh(u)**(b - a) for 1 <= a <= b, and cosh(u)**a/
-    sinh(u)**b = 1/(tanh(u)**a*sinh(u)**(b - a)) likewise: sinh and cosh
+    """sinh(u)**a/cosh(u)**b = tanh(u)**a/cosh(u)**(b - a) for 1 <= a <= b: sinh and cosh
     overflow together at |u| = 89, inf/inf (tanh(x/2)'' from its derivative 1/(2*cosh(x/2)**2)
     is -sinh(x/2)/(2*cosh(x/2)**3), NaN from x = 179 on); tanh stays within [-1, 1]."""
     if not isinstance(node, sp.Mul):
@@ -1210,17 +1209,11 @@ def _tanh_over_cosh(node: sp.Expr) -> sp.Expr | None:
         base, exp = f.as_base_exp()
         if isinstance(base, (sp.sinh, sp.cosh)) and exp.is_Integer:
             powers[(type(base), base.args[0])] = (f, int(exp))
-    for (kind, u), (power, a) in powers.items():
-        other = sp.cosh if kind is sp.sinh else sp.sinh
-        other_power, b = powers.get((other, u), (None, 0))
-        if 1 <= a <= -b:
-            rest = sp.Mul(*(f for f in node.args if f is not power and f is not other_power))
-            if kind is sp.sinh:
-                return rest * sp.tanh(u) ** a * sp.cosh(u) ** (a + b)
-            # cosh(u)**a/sinh(u)**b = 1/(tanh(u)**a*sinh(u)**(b - a)): log(sinh(x))' as
-            # cosh(x)/sinh(x) is inf/inf from 89 on, and a half-angle form of it inf where
-            # x/2 is subnormal.
-            return rest / (sp.tanh(u) ** a * sp.sinh(u) ** (-a - b))
+    for (kind, u), (sinh_power, a) in powers.items():
+        cosh_power, b = powers.get((sp.cosh, u), (None, 0))
+        if kind is sp.sinh and 1 <= a <= -b:
+            rest = sp.Mul(*(f for f in node.args if f is not sinh_power and f is not cosh_power))
+            return rest * sp.tanh(u) ** a * sp.cosh(u) ** (a + b)
     return None
 
 
