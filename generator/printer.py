@@ -110,6 +110,8 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     # so that TF's own gradients beyond the module's order find every name.
     **dict.fromkeys(("_mills", "_mills_gap", "_mills_gap_slope", "_mills_curvature"), _MILLS_FAMILY),
     "_digamma": ("_cot_pi",),
+    "_sinpi": ("_pi_reduced",),
+    "_cospi": ("_pi_reduced",),
     "_polygamma": ("_cot_pi", "_cot_slope"),
     "_lbeta": ("_lgamma_correction", "_lgamma_correction_gap", "_lgamma_stirling_gap", "_power_sums", "_bernoulli"),
     "_product_error": ("_split_halves",),

@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     pass
-    yield 'def _cospi(x):\n    """cos(pi*x), reduced as in _sinpi: cos(pi*t), -sin(pi*t), -cos(pi*t) or sin(pi*t) as n mod 4 is 0, 1, 2 or 3."""\n    r = x - 2.0 * tf.math.round(0.5 * x)\n    n = tf.math.round(2.0 * r)\n    t = 3.141592653589793 * (r - 0.5 * n)\n    s = tf.math.sin(t)\n    c = tf.math.cos(t)\n    k = tf.math.floormod(n, 4.0)\n    return tf.where(k == 0.0, c, tf.where(k == 1.0, -s, tf.where(k == 2.0, -c, s)))\n'
+    yield 'def _cospi(x):\n    """cos(pi*x): cos(pi*t), -sin(pi*t), -cos(pi*t) or sin(pi*t) as n mod 4 is 0, 1, 2 or 3 (_pi_reduced)."""\n    s, c, k = _pi_reduced(x)\n    return tf.where(k == 0.0, c, tf.where(k == 1.0, -s, tf.where(k == 2.0, -c, s)))\n'
 
 blocks = {}
 debug_info = ''
