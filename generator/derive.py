@@ -22,7 +22,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import exp_finite, ipow, naive, numeric, real_diff, xlogy
+from generator.primitives import exp_finite, ipow, kink_slopes_as_zero, naive, numeric, real_diff, xlogy
 from generator.stabilize import (
     GUARDS,
     RULES,
@@ -128,7 +128,7 @@ def derive(
     rules_of: dict[sp.Expr, tuple[str, ...]] = {}
 
     def stable(e: sp.Expr) -> sp.Expr:
-        e = _kink_slopes_as_zero(e)
+        e = kink_slopes_as_zero(e)
         # Where the function is real, so is every part: SymPy writes |exp(u)| as exp(re(u))
         # for a u it cannot prove real (xlogy(x, y) of abs(y**x) as exp(xlogy(x, y))).
         e = e.replace(sp.re, lambda u: u).replace(sp.im, lambda u: sp.Integer(0))
@@ -474,12 +474,6 @@ def _even_power_of_sign(node: sp.Basic) -> bool:
     return isinstance(node, sp.Pow) and isinstance(node.base, sp.sign) and bool(node.exp.is_even)
 
 
-def _kink_slopes_as_zero(form: sp.Expr) -> sp.Expr:
-    """`form` with the derivative of abs or sign at its kink, DiracDelta, taken as 0 (the
-    derivative almost everywhere)."""
-    return form.replace(sp.DiracDelta, lambda *args: sp.Integer(0))
-
-
 def _abs_as_signs(form: sp.Expr) -> list[sp.Expr]:
     """`form` with each |u| written s*u and each sign(u) as s, for a symbol s with s**2 = 1,
     over one denominator, expanded and factored, and s back as sign(u): terms in |u| and
@@ -500,7 +494,7 @@ def _abs_as_signs(form: sp.Expr) -> list[sp.Expr]:
     def signed(u: sp.Expr) -> sp.Expr:
         return sp.Mul(*(signs[f] ** (p % 2) for f, p in _signed_factors(u).items()))
 
-    written = _kink_slopes_as_zero(form).replace(sp.Abs, lambda u: signed(u) * u).replace(sp.sign, signed)
+    written = kink_slopes_as_zero(form).replace(sp.Abs, lambda u: signed(u) * u).replace(sp.sign, signed)
     numerator, denominator = sp.fraction(sp.together(written))
 
     def reduced(e: sp.Expr) -> sp.Expr:

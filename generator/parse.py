@@ -121,27 +121,12 @@ def _as_float(c: sp.Expr) -> sp.Expr:
     """A constant beside an input in a comparison as its value (17 digits, as the module prints
     it): SymPy compares a where's branches with it when it builds the where, and
     min(where(y < 1, 1.5, x), log_sigmoid(0.5)) recursed through as_real_imag for over 15
-    minutes (fuzz seed 2401)."""
+    minutes (fuzz seed 2401). The value is computed with every rational in c exact (tan(1e308)
+    at 96 bits is the tangent of another number); one beyond float64 stays exact, for
+    `_check_constant` to refuse."""
     if not c.is_number or c.is_Rational or c.is_Float:
         return c
-    value = _evaluate(c)
-    if isinstance(value, _MP.mpc) or not _MP.isfinite(value):
-        return c
-    return sp.Float(value, 17)
-
-
-def _as_float_if_huge(c: sp.Expr) -> sp.Expr:
-    """A constant that is not a rational but holds one of more than 64 bits, as its value (17
-    digits, as the module prints it). SymPy rewrites such constants exactly, and the exact
-    numbers can have 10**300 digits: exp(1e300*log(2)) is 2**(10**300) as it is built, and the
-    textbook form of log_sigmoid(xlogy(1e300, 1e300)) holds exp(-N*log(N)) = N**(-N) (both
-    hung, fuzz seed 37). A value beyond float64 stays exact, for `_check_constant` to refuse.
-    The value is computed with every rational exact (tan(1e308) at 96 bits is the tangent of
-    another number)."""
-    bits = max((_rational_bits(r) for r in c.atoms(sp.Rational)), default=0.0)
-    if c.is_Rational or c.is_Float or bits <= 64:
-        return c
-    saved, _MP.prec = _MP.prec, _MP.prec + 2 * int(bits)
+    saved, _MP.prec = _MP.prec, _MP.prec + 2 * int(_largest_rational_bits(c))
     try:
         value = _evaluate(c)
     finally:
@@ -149,6 +134,18 @@ def _as_float_if_huge(c: sp.Expr) -> sp.Expr:
     if isinstance(value, _MP.mpc) or not _MP.isfinite(value) or abs(value) > sys.float_info.max:
         return c
     return sp.Float(value, 17)
+
+
+def _as_float_if_huge(c: sp.Expr) -> sp.Expr:
+    """A constant that is not a rational but holds one of more than 64 bits, as its value
+    (`_as_float`). SymPy rewrites such constants exactly, and the exact numbers can have
+    10**300 digits: exp(1e300*log(2)) is 2**(10**300) as it is built, and the textbook form of
+    log_sigmoid(xlogy(1e300, 1e300)) holds exp(-N*log(N)) = N**(-N) (both hung, fuzz seed 37)."""
+    return _as_float(c) if _largest_rational_bits(c) > 64 else c
+
+
+def _largest_rational_bits(c: sp.Expr) -> float:
+    return max((_rational_bits(r) for r in c.atoms(sp.Rational)), default=0.0)
 
 
 # At a tie the gradient goes to the first argument, as in tf.maximum and tf.minimum.

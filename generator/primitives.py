@@ -72,6 +72,7 @@ __all__ = [
     "naive",
     "numeric",
     "real_diff",
+    "kink_slopes_as_zero",
 ]
 
 
@@ -1092,6 +1093,12 @@ def real_diff(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     held = expr.replace(lambda e: type(e) in _AS_REAL, lambda e: _AS_REAL[type(e)](*e.args))
     slope = sp.diff(held, var)
     return slope.replace(lambda e: type(e) in _AS_SYMPY, lambda e: _AS_SYMPY[type(e)](*e.args))
+
+
+def kink_slopes_as_zero(form: sp.Expr) -> sp.Expr:
+    """`form` with the slope of abs or sign at its kink, DiracDelta (see real_diff), taken as
+    0: the derivative almost everywhere."""
+    return form.replace(sp.DiracDelta, lambda *args: sp.Integer(0))
 
 
 _Rewrite = Callable[[sp.Basic], "sp.Basic | None"]

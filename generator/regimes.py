@@ -34,7 +34,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, by_dtype, clip, lgamma, log1p, mul_exp, naive, pick, polyval
+from generator.primitives import away, by_dtype, clip, kink_slopes_as_zero, lgamma, log1p, mul_exp, naive, pick, polyval
 from generator.printer import FLOAT32_MAX
 from generator.stabilize import plus_constant
 
@@ -225,12 +225,10 @@ def _kink_arguments(expr: sp.Expr) -> set[sp.Expr] | None:
 def _with_signs(expr: sp.Expr, signs: dict[sp.Expr, sp.Expr]) -> sp.Expr:
     """`expr` with |u| as s*u, sign(u) as s and DiracDelta(u) as 0, s = signs[u]: where u
     keeps the sign s (a constant, or one times sign(x)), which is nonzero."""
-    written = {
-        sp.Abs: lambda u: signs[u] * u,
-        sp.sign: lambda u: signs[u],
-        sp.DiracDelta: lambda u: sp.Integer(0),
-    }
-    return expr.xreplace({node: written[type(node)](node.args[0]) for node in expr.atoms(*_KINKS)})
+    expr = kink_slopes_as_zero(expr)
+    return expr.xreplace(
+        {node: signs[node.args[0]] * (node.args[0] if isinstance(node, sp.Abs) else 1) for node in expr.atoms(sp.Abs, sp.sign)}
+    )
 
 
 def _split(inner: sp.Expr, sides: dict[int, tuple[sp.Expr, sp.Float]], x: sp.Symbol) -> sp.Expr:
