@@ -464,6 +464,7 @@ INTERVAL_FUNCTIONS: dict[str, Callable[..., object]] = {
     "atanh": _monotone(mpmath.atanh, (-1.0, 1.0)),
     "erf": _monotone(mpmath.erf),
     "erfc": _monotone(mpmath.erfc),
+    "_erfc_of_minus": _monotone(lambda t: mpmath.erfc(-t)),
     "Abs": abs,
     "sign": _sign,
     "DiracDelta": _dirac,
@@ -664,12 +665,7 @@ class Reference:
         for index in partial_indices(self.variables, order)[1:]:
             exprs[index] = real_diff(exprs[index[:-1]], by_name[index[-1]])
         self.indices: tuple[Index, ...] = tuple(exprs)
-        # Each partial as written, and with its fractions combined (deep): 1 - 1/(1 + exp(-z))
-        # becomes exp(-z)/(1 + exp(-z)), which intervals can bound for z = 1e30.
-        self._forms = {
-            index: tuple(compile_interval(form, symbols) for form in dict.fromkeys([e, sp.together(e, deep=True)]))
-            for index, e in exprs.items()
-        }
+        self._forms = {index: tuple(compile_interval(form, symbols) for form in _equal_forms(e)) for index, e in exprs.items()}
         self._memo: dict[tuple[Index, tuple[float, ...]], mpmath.mpf | None] = {}
         # (index, point) where even the last precision could not bound the true value.
         self.unresolved: set[tuple[Index, tuple[float, ...]]] = set()
@@ -703,6 +699,24 @@ class Reference:
                     column[i] = round_to_format(value, self.fmt)
             table[index] = column
         return table
+
+
+class _erfc_of_minus(sp.Function):
+    """erfc(-u), kept so: SymPy writes erfc(-x) as 2 - erfc(x), which cancels where erfc(-x)
+    is tiny."""
+
+
+def _equal_forms(e: sp.Expr) -> list[sp.Expr]:
+    """`e` as written, and forms equal to it as functions that intervals bound at a lower
+    precision where it cancels: its fractions combined (deep), which makes 1 - 1/(1 + exp(-z))
+    exp(-z)/(1 + exp(-z)), bounded for z = 1e30; and with erf(u) written as erfc(-u) - 1 and
+    as 1 - erfc(u), so that 1 + erf(x) is erfc(-x), bounded for x = -300 at 128 bits (as
+    written, it needs over 10**5 bits, and mpmath's erf at 16384 bits ran for minutes)."""
+    forms = [e, sp.together(e, deep=True)]
+    if e.has(sp.erf):
+        for written in (lambda u: _erfc_of_minus(u) - 1, lambda u: 1 - sp.erfc(u)):
+            forms.append(sp.together(e.replace(sp.erf, written), deep=True))
+    return list(dict.fromkeys(forms))
 
 
 def partial_indices(variables: Sequence[str], order: int) -> list[Index]:

@@ -155,6 +155,17 @@ def test_reference_of_a_cancelling_form_at_a_huge_argument() -> None:
     assert rounded(bce, ["z", "t"], (1e30, 0.0), FLOAT32)[0] == float(np.float32(1e30))
 
 
+@pytest.mark.parametrize("x", [-30.0, -1e4, -3e38])
+def test_reference_of_one_plus_erf_far_left(x: float) -> None:
+    # 1 + erf(x) cancels to erfc(-x): at x = -3e38 no precision bound it, and between -100 and
+    # -1e4 mpmath's erf at 16384 bits ran for minutes. Checked against mpmath's erfc.
+    with mpmath.workprec(200):
+        truth = mpmath.log(mpmath.erfc(-mpmath.mpf(x)))
+        slope = 2 * mpmath.exp(-mpmath.mpf(x) ** 2) / (mpmath.sqrt(mpmath.pi) * mpmath.erfc(-mpmath.mpf(x)))
+    f, f1, _ = rounded("log(1 + erf(x))", ["x"], (x,), FLOAT64)
+    assert f == float(truth) and f1 == float(slope)
+
+
 def test_reference_of_an_exp_of_an_exp_far_out() -> None:
     # exp(-exp(-x)) at x = -3e38 is exp(-2**(4.3e38)): reduced modulo log(2) it needed log(2)
     # to 4.3e38 bits, and the benchmark hung. It is 0 in every format, and so are its partials;
