@@ -153,15 +153,24 @@ def add_regimes(
     # two above the underflow (x*sigmoid(x) = -5e-37 at x = -88) do not call for one.
     for sign in (1, -1):
         if not (gross & (sign * xs > FAR_OUT)).any():
+            # Where the truth is a polynomial out there once its signs are resolved, at any
+            # bad point: |expm1(x)|/x's f'' is 0 for x > 0, where the form left 1 - exp(x)/(1
+            # + expm1(x)), 6e-8 at x = 0.2.
+            if (bad & (sign * xs > 0)).any() and (option := _polynomial_far_out(_signs_far_out(truth, x, sign), truth, x, sign, xs, reference)):
+                trial = judge.score(_split(result, {**sides, sign: option}, x), (x,), points, reference)
+                if trial < score:
+                    sides[sign], score = option, trial
             continue
         # Per side, the option that measures best: the leading term of an exponential
-        # tail, the constant limit, or an algebraic tail.
+        # tail, the constant limit, an algebraic tail, or the truth itself where it is a
+        # polynomial out there.
         far = _signs_far_out(truth, x, sign)
         tails = _exp_tails(far, x, sign, xs)
         options = (
             *tails[:1],
             _asymptote(expr, far, x, sign, xs, reference),
             _algebraic_tail(far, x, sign),
+            _polynomial_far_out(far, truth, x, sign, xs, reference),
         )
         for option in options:
             if option is None:
@@ -252,21 +261,39 @@ def _asymptote(
         limit = _numeric_limit(truth, x, sign)
     if limit is None:
         return None
-    side = (sign * xs > 0) & ~np.isnan(reference)
-    mags = np.sort(np.abs(xs[side]))
-    limit32 = np.full(len(xs), float(limit), dtype=np.float32)
-    matches = judge.bits_of_error(limit32, reference) <= 1
-    threshold = None
-    for m in mags:
-        beyond = side & (np.abs(xs) >= m)
-        if matches[beyond].all():
-            threshold = float(m)
-            break
+    threshold = _matches_beyond(np.full(len(xs), float(limit), dtype=np.float32), sign, xs, reference)
     if threshold is None:
         return None
     if not np.isfinite(judge.evaluate32(expr, (x,), np.array([[sign * threshold]]))).all():
         return None
     return limit, sp.Float(threshold, 17)
+
+
+def _polynomial_far_out(
+    far: sp.Expr, truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray, reference: np.ndarray
+) -> tuple[sp.Expr, sp.Float] | None:
+    """(far, threshold) on one side, where `far`, the truth with the signs of its abs and
+    sign arguments resolved far out (_signs_far_out), is a polynomial in x, and from the
+    threshold on matches the truth: log(1 + |expm1(x)|) is x for x > 0, where
+    log1p(|expm1(x)|) overflowed from x = 89 on. None where no sign was resolved."""
+    if far == truth:
+        return None
+    far = naive(far)  # log(expm1(x) + 1) is log(exp(x)) = x only so
+    if not far.is_polynomial(x):
+        return None
+    threshold = _matches_beyond(judge.evaluate32(far, (x,), xs[np.newaxis, :]), sign, xs, reference)
+    return None if threshold is None else (far, sp.Float(threshold, 17))
+
+
+def _matches_beyond(values: np.ndarray, sign: int, xs: np.ndarray, reference: np.ndarray) -> float | None:
+    """The least |x| on the side `sign` from which on `values` are within a bit of the
+    reference at every grid point; None where not even at the farthest."""
+    side = (sign * xs > 0) & ~np.isnan(reference)
+    matches = judge.bits_of_error(values, reference) <= 1
+    for m in np.sort(np.abs(xs[side])):
+        if matches[side & (np.abs(xs) >= m)].all():
+            return float(m)
+    return None
 
 
 def _exp_tails(truth: sp.Expr, x: sp.Symbol, sign: int, xs: np.ndarray) -> list[tuple[sp.Expr, sp.Expr]]:
@@ -402,17 +429,22 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
     try:
         series = sp.series(textbook.xreplace({x: sign * y}), y, sp.oo, ALGEBRAIC_TERMS).removeO()
         in_t = sp.expand(series.xreplace({y: 1 / t}))
-        if in_t.has(y) or not in_t.is_polynomial(t):
+        # A log(|x|) term with a constant coefficient, as Stirling's series has: lgamma(x + 1) -
+        # x*log(x) + x is log(x)/2 + log(2*pi)/2 + 1/(12*x) - ..., whose terms cancel in
+        # float32 from x = 1e3 on, and were inf - inf = NaN from 1e36 on.
+        logs = in_t.coeff(sp.log(t))
+        in_t = sp.expand(in_t - logs * sp.log(t))
+        if in_t.has(y, sp.log(t)) or not in_t.is_polynomial(t) or not (logs.is_Number and logs.is_finite):
             return None
         coeffs = [sp.N(c, 30) for c in sp.Poly(in_t, t).all_coeffs()]
     except (ArithmeticError, ValueError, TypeError, NotImplementedError, sp.PolynomialError, sp.PoleError):
         return None
     except RecursionError:
         return None  # SymPy's own series, on forms the guards above let through
-    if not all(c.is_Number and c.is_finite for c in coeffs) or all(c == 0 for c in coeffs):
+    if not all(c.is_Number and c.is_finite for c in coeffs) or (logs == 0 and all(c == 0 for c in coeffs)):
         return None
     exact = judge._mp_function(truth, (x,))
-    poly = sp.lambdify(t, sp.Add(*(c * t**k for k, c in enumerate(reversed(coeffs)))), modules="mpmath")
+    poly = sp.lambdify(t, sp.Add(logs * sp.log(t), *(c * t**k for k, c in enumerate(reversed(coeffs)))), modules="mpmath")
 
     def error_at(m: float) -> object:
         errors = []
@@ -434,7 +466,8 @@ def _algebraic_tail(truth: sp.Expr, x: sp.Symbol, sign: int) -> tuple[sp.Expr, s
     double = sp.Float(found.get(DOUBLE_TOLERANCE, float(FLOAT_MAX)), 17)
     threshold = single if single == double else by_dtype(single, double)
     guarded = clip(x, threshold, FLOAT_MAX) if sign > 0 else clip(x, -FLOAT_MAX, -threshold)
-    return polyval(sp.Tuple(*(sp.Float(c, 20) for c in coeffs)), sign / guarded), threshold
+    tail = polyval(sp.Tuple(*(sp.Float(c, 20) for c in coeffs)), sign / guarded)
+    return tail - sp.Float(logs, 20) * sp.log(sign * guarded) if logs != 0 else tail, threshold
 
 
 def _grows(u: sp.Expr, x: sp.Symbol) -> bool:

@@ -758,6 +758,15 @@ def test_square_over_one_plus_abs_curvature_far_out(load_module) -> None:
     _check(fn, x**2 / (1 + sp.Abs(x)), [x], points)
 
 
+def test_log_one_plus_abs_expm1_where_its_signs_make_it_a_polynomial(load_module) -> None:
+    # log(1 + |expm1(x)|) is x for x > 0: log1p(|expm1(x)|) overflowed from x = 89 on, and f''
+    # = 0 there was 1 - exp(x)/(1 + expm1(x)), 6e-8 at x = 0.2. Left of 0 the form stays.
+    x = sp.symbols("x", real=True)
+    fn = load_module("log(1 + abs(expm1(x)))", "log1p_abs_expm1").log1p_abs_expm1
+    points = [(100.0,), (3.0e38,), (0.2,), (5.0,), (-0.5,), (-30.0,), (-3.0e38,)]
+    _check(fn, sp.log(1 + sp.Abs(sp.exp(x) - 1)), [x], points)
+
+
 @pytest.mark.parametrize(
     ("text", "name", "inputs", "expected"),
     [

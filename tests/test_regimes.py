@@ -362,6 +362,20 @@ def test_algebraic_tail_of_student_t_normaliser() -> None:
     assert regimes._algebraic_tail(lgamma(x), x, 1) is None
 
 
+def test_algebraic_tail_with_a_log_term() -> None:
+    # Stirling: lgamma(x + 1) - x*log(x) + x = log(x)/2 + log(2*pi)/2 + 1/(12*x) - ...; the log
+    # term is printed beside the polynomial in 1/x. Not on the side of the poles.
+    from generator.primitives import lgamma
+
+    remainder = lgamma(x + 1) - x * sp.log(x) + x
+    form, threshold = regimes._algebraic_tail(remainder, x, 1)
+    polynomial, log_term = sorted(form.args, key=lambda term: term.has(sp.log))
+    assert log_term == sp.Float(0.5, 20) * sp.log(clip(x, threshold, regimes.FLOAT_MAX))
+    assert float(polynomial.args[0][-1]) == pytest.approx(float(sp.log(2 * sp.pi) / 2), rel=1e-15)
+    assert float(polynomial.args[0][-2]) == pytest.approx(1 / 12, rel=1e-15)
+    assert regimes._algebraic_tail(remainder, x, -1) is None
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_student_t_normaliser_slopes_far_out(load_module, dtype) -> None:
     # Its slope is a difference of digammas less 1/n: 1/n to float32's precision from
@@ -394,13 +408,16 @@ def test_student_t_normaliser_slopes_far_out(load_module, dtype) -> None:
         ("digamma(x) - log(x)", sp.digamma(x) - sp.log(x)),
         # x*log(1 + 1/x)' = log1p(1/x) - 1/(x + 1) = 1/(2x**2) - ...
         ("x*log(1 + 1/x)", x * sp.log(1 + 1 / x)),
+        # Stirling's remainder, log(x)/2 + log(2*pi)/2 + 1/(12x) - ...: a tail with a log term
+        # (f lost 10 bits at x = 1e3, 22 at 1e6, and was inf - inf = NaN from 1e36 on).
+        ("lgamma(x + 1) - x*log(x) + x", sp.loggamma(x + 1) - x * sp.log(x) + x),
     ],
 )
 def test_algebraic_tails_far_out(load_module, text, truth) -> None:
     import tensorflow as tf
 
     fn = load_module(text, "tailed_algebraically").tailed_algebraically
-    points = [40.0, 1e3, 1e6, 1e12]
+    points = [40.0, 1e3, 1e6, 1e12, 3e38]
     got = tf_partials(tf, fn, [tf.constant(points, dtype=tf.float32)], 1)
     for order, index in ((0, ()), (1, (0,))):
         derivative = sp.diff(truth, x, order)
