@@ -1916,10 +1916,11 @@ def _log_near_one(a: sp.Expr, b: sp.Expr, far: sp.Expr) -> sp.Expr:
 
 def _near_one(a: sp.Expr, b: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     """((a - b)/b with a - b simplified, the condition where _log_near_one keeps its `far`
-    form), or None where the quotient holds a where."""
+    form), or None where the quotient holds a where, or is not real (a branch that SymPy
+    evaluated to a complex number: acosh(0) = I*pi/2 in log(acosh(min(x, 0))))."""
     difference = sp.expand(a - b)
     near = difference / b
-    if _holds_where(near):
+    if _holds_where(near) or near.has(sp.I):
         return None
     far = (near < -sp.Rational(1, 2)) | (near > LOG1P_FAR)
     # Where a - b overflows the quotient is +-inf, which the far condition holds, or inf/inf
