@@ -303,7 +303,8 @@ def _lgamma_stirling_gap(y: np.ndarray, x: np.ndarray) -> np.ndarray:
 def _lgamma_diff(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     """As the printed helper _lgamma_diff: Stirling's series where y and y + x are >= 10,
     and at y + 10 after ten steps of the recurrence where both are > 0, |x| <= 1 and its
-    error bound is below the difference's; the two lgamma elsewhere; in the dtype."""
+    error bound is below the difference's (which counts the rounding of y + x); the two
+    lgamma elsewhere; in the dtype."""
     y, x = _floats(y, x)
     t = y.dtype.type
     lg = _like(_lgamma)
@@ -314,7 +315,8 @@ def _lgamma_diff(y: np.ndarray, x: np.ndarray) -> np.ndarray:
         eligible = (y > 0) & (z > 0) & (np.abs(x) <= 1) & ~big
         ye, xe = np.where(eligible, y, t(1)), np.where(eligible, x, t(0))
         bound = np.abs(xe) * (t(4) + _np.log(ye + t(10))) + np.abs(_np.log1p(xe / ye))
-        near = eligible & (bound < np.abs(lgamma_y) + np.abs(lgamma_z))
+        ze = ye + xe
+        near = eligible & (bound < np.abs(lgamma_y) + np.abs(lgamma_z) + np.abs(ze * _polygamma(0, ze)))
         stirling = big | near
         ys, xs = np.where(stirling, y, t(10)), np.where(stirling, x, t(0))
         value = _lgamma_stirling_gap(np.where(near, ys + t(10), ys), xs)

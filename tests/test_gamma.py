@@ -158,6 +158,24 @@ def test_lgamma_of_one_plus_x_near_zero(load_module, tf) -> None:
     assert (_bits(got, truth, np.float32) <= 3).all(), (got, truth)
 
 
+def test_stirling_remainder_near_zero_and_far_out(load_module, tf) -> None:
+    # lgamma(x + 1) - x*log(x) + x: near 0, 1 + x rounds (2% off at x = 1e-6, the lgamma term
+    # 0 below 6e-8; -lgamma_diff(1, x) steps x exactly); far out the terms cancel (22 bits at
+    # 1e6, inf - inf from 1e36), where the tail is log(x)/2 + log(2*pi)/2 + 1/(12x) - ...
+    fn = load_module("lgamma(x + 1) - x*log(x) + x", "stirling").stirling
+    xs = [1e-8, 1e-6, 1e-3, 0.3, 3.0, 1e3, 1e6, 1e12, 3e38]
+    got = _orders(tf, fn, xs, tf.float32)
+    with mpmath.workdps(DPS):
+        u = [mpmath.mpf(x) for x in xs]
+        truth = [
+            np.array([float(mpmath.loggamma(1 + t) - t * mpmath.log(t) + t) for t in u]),
+            np.array([float(mpmath.psi(0, 1 + t) - mpmath.log(t)) for t in u]),
+        ]
+    for order in (0, 1):
+        bits = _bits(got[order], truth[order], np.float32)
+        assert (bits <= 3).all(), (order, got[order], truth[order], bits)
+
+
 def test_lgamma_of_exp_x_near_zero(load_module, tf) -> None:
     # exp(x) rounds to 1 for |x| < 6e-8, where lgamma(1) is 0 and the truth -0.577x: a
     # series in x (SymPy's, for one function of x as lgamma's argument) keeps it.

@@ -2162,6 +2162,24 @@ CASES: tuple[Case, ...] = (
         {x: (0.75, 3.0, 1e-6), y: (3e9, 1e20, 2.5)},
         label="falling",
     ),
+    # lgamma(1 + x) in a sum: 1 + x rounds, and lgamma(1) is 0 where the truth is -0.577*x;
+    # Stirling's remainder at x = 1e-6 is 1.5e-5, 2% off as written.
+    Case(
+        "lgamma_near_one",
+        lgamma(x + 1) - x * sp.log(x) + x,
+        -lgamma_diff(1, x) - x * sp.log(x) + x,
+        {x: (1e-10, 1e-8, 3e-9)},
+    ),
+    # Next to 2, _lgamma_diff's recurrence cancels -2.44*x against 2.02*x: 3-4 bits, where
+    # the sum as written is 0.
+    Case(
+        "lgamma_near_one",
+        lgamma(x + 2) + y,
+        -lgamma_diff(2, x) + y,
+        {x: (1e-9, -2e-8), y: (1e-12, 1e-14)},
+        label="at-two",
+        good_bits=4,
+    ),
     # lbeta's partials: digamma(3e9) - digamma(3e9 + 0.75) is -2.5e-10, and 0 in float32.
     Case(
         "polygamma_diff",
