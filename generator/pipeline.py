@@ -68,6 +68,10 @@ def generate(spec: Spec) -> str:
     if spec.variables is not None:
         for v in spec.variables:
             check_name(v)
+            # As for --param: --vars x,y,e with e read as 2.718... gave a module whose input e
+            # did nothing (its partials 0) and whose values were wrong.
+            if v in CONSTANTS:
+                raise GeneratorError(f"--vars {v}: {v!r} is the constant {v} in expressions; rename the variable")
     _check_parameters(expr, spec)
     defaults = parameter_values(spec.params)
     symbols = resolve_variables(

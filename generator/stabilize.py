@@ -4374,7 +4374,9 @@ def _may_exceed_one(factors: list[sp.Expr]) -> bool:
         if _tail_keys(f)[0]:
             continue
         if f.is_number:
-            if abs(float(f)) > 1:
+            # By value through the textbook form: float() of mul_exp(1, -1) raised TypeError
+            # (the fuzz-like probe's softmin -e*log(exp(-x/e) + exp(-y/e)), --scaled-tails).
+            if abs(complex(numeric(f))) > 1:
                 return True
         elif not isinstance(f, _AT_MOST_ONE):
             return True

@@ -189,6 +189,9 @@ def test_output_to_missing_directory_is_refused(capsys, tmp_path):
         (["x + y", "--vars", "y"], ["--vars", "x"]),
         (["x", "--vars", "x,x"], ["twice"]),
         (["x", "--vars", "1x"], ["'1x'"]),
+        # e is Euler's number in expressions: listed as an input, it did nothing.
+        (["-e*log(exp(-x/e) + exp(-y/e))", "--vars", "x,y,e"], ["--vars e", "constant"]),
+        (["x*pi", "--vars", "x,pi"], ["--vars pi", "constant"]),
         (["x", "--name", "bad-name"], ["'bad-name'"]),
         (["x", "--name", "x"], ["'x'", "variable"]),
         (["x", "--name", "tf"], ["'tf'"]),

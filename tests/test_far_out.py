@@ -1558,6 +1558,19 @@ def test_scaled_tails_keep_multiply_no_nan_guards(load_module) -> None:
     _check(fn.tail, (1 + x**2) * sp.log(1 + sp.exp(-3 * x)), [x], points)
 
 
+def test_scaled_tails_of_a_soft_minimum(load_module) -> None:
+    # With --scaled-tails: -e*log(exp(-x/e) + exp(-y/e)), e being Euler's number, raised
+    # TypeError (exit 123): a constant factor mul_exp(1, -1) of one partial was taken to
+    # float(). Then the soft minimum with its temperature an input, t.
+    x, y, t = sp.symbols("x y t", real=True)
+    e_fixed = load_module("-e*log(exp(-x/e) + exp(-y/e))", "softmin_e", ["x", "y"], scaled_tails=True).softmin_e
+    points = [(1.0, 2.0), (-3.0, 4.0), (100.0, 101.0)]
+    _check(e_fixed, -sp.E * sp.log(sp.exp(-x / sp.E) + sp.exp(-y / sp.E)), [x, y], points, tol=1e-6)
+    fn = load_module("-t*log(exp(-x/t) + exp(-y/t))", "softmin", ["x", "y", "t"], scaled_tails=True).softmin
+    points = [(1.0, 2.0, 0.5), (-3.0, 4.0, 2.0), (100.0, 101.0, 1.0)]
+    _check(fn, -t * sp.log(sp.exp(-x / t) + sp.exp(-y / t)), [x, y, t], points, tol=1e-6)
+
+
 def test_mixtures_where_their_parts_underflow(load_module) -> None:
     # A two-part Gaussian mixture's log density (less a constant): as written both parts
     # underflow beyond x = 16 (log(0) = -inf; the truth at x = 20 is -146.1) and the slope
