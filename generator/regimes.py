@@ -887,6 +887,10 @@ def _series_regime(
             series = _symbolic_series(expanded, x, n)
         elif _regular_at_zero(textbook, x):
             series = _numeric_taylor(numeric(), x, k=k)
+        elif _powers_in_both(textbook, x) or (k and _powers_in_both(naive(source[0]), x)):
+            # u**v analytic at 0 (_branch_point_at_zero let it through): numerically, from
+            # points around 0. SymPy's series of (1 + x)**(1/x) to 14 terms ran for minutes.
+            series = _numeric_taylor(numeric(), x, singular=True, k=k)
         elif nesting > SERIES_MAX_NESTING:
             if source is not None and k == 0 and _expandable(naive(source[0])):
                 # From f, as above: log(cosh(x))/x**2's f' as differentiated,
@@ -1099,7 +1103,9 @@ def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
     point (_BRANCH_POINTS): no Taylor series there."""
     for p in e.atoms(sp.Pow):
         if p.exp.has(x) and p.base.has(x):
-            return True
+            if not _power_analytic_at_zero(p, x):
+                return True
+            continue
         if p.exp.is_Rational and not p.exp.is_Integer and p.base.has(x):
             try:
                 if p.base.subs(x, 0) == 0:
@@ -1130,6 +1136,30 @@ def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
         except (ArithmeticError, ValueError, TypeError):
             continue
     return False
+
+
+def _power_analytic_at_zero(p: sp.Pow, x: sp.Symbol) -> bool:
+    """Whether u**v, x in both, is exp(v*log(u)) with v*log(u) tending to one finite value
+    from both sides of 0 (read off mpmath at +-2**-100 and +-2**-200), u(0) being a nonzero
+    number: (1 + x)**(1/x) is exp(log1p(x)/x), analytic at 0; x**x (u(0) = 0) and 2**(1/x)
+    (v*log(u) unbounded) are not."""
+    try:
+        at_zero = p.base.subs(x, 0)
+        if not (at_zero.is_number and at_zero.is_finite and at_zero.is_positive):
+            return False
+        fn = judge._mp_function(naive(p.exp * sp.log(p.base)), (x,))
+        with mpmath.workdps(60):
+            values = [fn(s * mpmath.mpf(2) ** -k) for k in (100, 200) for s in (1, -1)]
+    except (ArithmeticError, ValueError, TypeError):
+        return False
+    if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in values):
+        return False
+    return all(abs(v - values[0]) <= mpmath.mpf(10) ** -20 * max(1, abs(values[0])) for v in values)
+
+
+def _powers_in_both(e: sp.Expr, x: sp.Symbol) -> bool:
+    """Whether `e` holds u**v with x in both u and v."""
+    return any(p.exp.has(x) and p.base.has(x) for p in e.atoms(sp.Pow))
 
 
 # Arguments at which these functions have no Taylor series (a log or a square root there).

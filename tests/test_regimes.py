@@ -214,6 +214,32 @@ def test_series_of_a_derivative_from_the_series_of_f() -> None:
     assert sp.expand(from_g - regimes._symbolic_series(sp.diff(g, x, 2), x)) == 0
 
 
+def test_a_power_with_the_input_in_base_and_exponent_may_be_analytic_at_zero() -> None:
+    # (1 + x)**(1/x) is exp(log1p(x)/x): analytic at 0, where its f' (-e/2) was 0 from x**2
+    # flushing below 1e-19, f'' likewise; no series was tried, as for x**x. SymPy's series
+    # of it to 14 terms ran for minutes: numeric coefficients, from points around 0.
+    assert not regimes._branch_point_at_zero((1 + x) ** (1 / x), x)
+    assert regimes._branch_point_at_zero(x**x, x)  # x**x = exp(x*log(x)): log(x) at 0
+    assert regimes._branch_point_at_zero((2 + x) ** (1 / x), x)  # exp(log(2 + x)/x): unbounded
+    truth = sp.diff((1 + x) ** (1 / x), x)
+    regime = regimes._series_regime(truth, truth, x, source=((1 + x) ** (1 / x), 1))
+    assert regime is not None and regime.has(polyval)
+
+
+def test_the_limit_defining_e_and_its_slopes_near_zero(load_module) -> None:
+    import tensorflow as tf
+
+    fn = load_module("(1 + x)**(1/x)", "e_limit").e_limit
+    points = [1e-20, -3e-25, 1e-6, 0.05, -0.3, 0.45, 2.0, 1e3]
+    got = tf_partials(tf, fn, [tf.constant(points, dtype=tf.float32)], 2)
+    with mpmath.workdps(60):
+        g = lambda t: (1 + t) ** (1 / t)  # noqa: E731
+        truth = [[mpmath.diff(g, mpmath.mpf(p), n) for p in points] for n in range(3)]
+    for n, index in enumerate(((), (0,), (0, 0))):
+        for point, value, true in zip(points, got[index].numpy(), truth[n]):
+            assert abs(value - float(true)) <= 8 * 2.0**-24 * abs(float(true)), (n, point, value, float(true))
+
+
 def test_removable_points_away_from_zero() -> None:
     assert regimes._removable_points(sp.log(x) / (x - 1), x) == [1]
     assert regimes._removable_points((x - 1) / sp.log(x), x) == [1]
