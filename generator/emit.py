@@ -42,7 +42,12 @@ _RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {
     "asymptote": "far out the form computes inf*0 or cancels; beyond a measured threshold the limit, or the "
     "leading term c(x)*exp(k*g(x)) of an exponential tail, equals the true value",
     "algebraic_tail": "far out the form's terms cancel algebraically (a difference of digammas less 1/x); beyond "
-    "a measured threshold its asymptotic series in 1/x equals the true value",
+    "a measured threshold its asymptotic series in 1/x (and log(x), where it has such a term) equals the true value",
+    "polynomial_far": "far out, with the signs of its abs and sign arguments fixed, the function is a polynomial "
+    "(log(1 + |expm1(x)|) is x for x > 0) that the form computes as inf or with rounding; beyond a measured "
+    "threshold the polynomial serves",
+    "limit_at_zero": "at 0 the form is 0/0 or 0*inf and has no Taylor series (sin(x)/sqrt(x)); there the "
+    "function's limit, from the side where it is real, serves",
     "exp_finite": "far out exp(u) is inf and a quotient of exponentials inf/inf; exp held below overflow "
     "gives the finite limit (used where regimes are not: with parameters, or several inputs)",
     "sigmoid_slope": "sigmoid(u)*sigmoid(-u) as exp(-|u|)/(1 + exp(-|u|))**2: one exp, half the rounding of two "

@@ -74,8 +74,63 @@ def add_regimes(
     roots: bool = False,
     taken: sp.Expr = sp.true,
 ) -> tuple[sp.Expr, tuple[str, ...]]:
+    """_measured_regimes, and at 0 the truth's limit where the result is not finite there
+    and the truth has one (_limit_at_zero): "limit_at_zero"."""
+    result, notes = _measured_regimes(expr, truth, x, domain, order, roots, taken)
+    at_zero = _limit_at_zero(result, truth, x, taken)
+    return (at_zero, (*notes, "limit_at_zero")) if at_zero is not None else (result, notes)
+
+
+def _limit_at_zero(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, taken: sp.Expr) -> sp.Expr | None:
+    """where(x == 0, L, expr), where `expr` is NaN or inf at 0 in float32 and the truth has
+    a finite limit L there: from both sides alike, or from the only side where it is real
+    (sin(x)/sqrt(x) is 0/0 = NaN at 0, its limit 0 from the right, and no series serves a
+    half power). Read off mpmath at +-2**-600 and +-2**-1000. Beyond the point, expr on x
+    held at a point of the real side where it is finite, so that it cannot put a NaN into
+    a gradient. None where the branch `taken` does not hold 0."""
+    if taken is not sp.true and taken.subs(x, 0) is not sp.true:
+        return None
+    with np.errstate(all="ignore"):
+        if np.isfinite(judge.evaluate32(expr, (x,), np.zeros((1, 1)))).all():
+            return None
+    try:
+        fn = judge._mp_function(truth, (x,))
+        with mpmath.workdps(40):
+            # Per side, the values at 2**-600 and 2**-1000 from 0, or None where not real.
+            near = {
+                side: [v if isinstance(v, mpmath.mpf) and mpmath.isfinite(v) else None for v in (fn(side * mpmath.mpf(2) ** -k) for k in (600, 1000))]
+                for side in (1, -1)
+            }
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    real = [side for side, pair in near.items() if None not in pair]
+    # Both sides, or one where the other is nowhere real (not a finite jump, nor a pole).
+    if not real or (len(real) == 1 and any(v is not None for v in near[-real[0]])):
+        return None
+    close = lambda a, b: abs(a - b) <= mpmath.mpf(10) ** -12 * max(1, abs(a))  # noqa: E731
+    limits = [near[side][1] for side in real]
+    if not all(close(*near[side]) for side in real) or not close(limits[0], limits[-1]):
+        return None
+    limit = sp.Integer(0) if abs(limits[0]) < mpmath.mpf(10) ** -30 else sp.Float(limits[0], 17)
+    side = real[0]
+    held = next((side * t for t in (1.0, 0.5, 2.0**-10, 1e-30) if np.isfinite(judge.evaluate32(expr, (x,), np.array([[side * t]]))).all()), None)
+    if held is None:
+        return None
+    return sp.Piecewise((limit, sp.Eq(x, 0)), (expr.xreplace({x: pick(sp.Eq(x, 0), held, x)}), True))
+
+
+def _measured_regimes(
+    expr: sp.Expr,
+    truth: sp.Expr,
+    x: sp.Symbol,
+    domain: sp.Expr,
+    order: int,
+    roots: bool,
+    taken: sp.Expr,
+) -> tuple[sp.Expr, tuple[str, ...]]:
     """`expr` with asymptote and series regimes where measurement shows it needs them,
-    and the names of the regimes used ("series", "patch", "root", "asymptote", "algebraic_tail").
+    and the names of the regimes used ("series", "patch", "root", "asymptote",
+    "algebraic_tail", "polynomial_far").
 
     Only points where `domain` (the function itself) is real count: outside
     f's domain a derivative's value is of no use. With `order` > 0, `truth` is the
@@ -191,10 +246,18 @@ def add_regimes(
     # and so is a root's polynomial for the points around the root (which the grid seldom holds).
     if result is expr or (score >= bits[defined].mean() and not at_singular and not at_roots):
         return expr, ()
-    tails = {"algebraic_tail" if value.has(polyval) else "asymptote" for value, _ in sides.values()}
+    tails = {_tail_name(value, x) for value, _ in sides.values()}
     notes = (("series",) if series else ()) + (("patch",) if patched else ()) + (("root",) if at_roots else ())
     notes += tuple(sorted(tails))
     return result, notes
+
+
+def _tail_name(value: sp.Expr, x: sp.Symbol) -> str:
+    """The note for a far-out form: an algebraic tail's polyval, _polynomial_far_out's
+    polynomial in x, or else a limit or an exponential tail's leading term."""
+    if value.has(polyval):
+        return "algebraic_tail"
+    return "polynomial_far" if value.has(x) and value.is_polynomial(x) else "asymptote"
 
 
 def _signs_far_out(truth: sp.Expr, x: sp.Symbol, sign: int) -> sp.Expr:

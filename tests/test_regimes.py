@@ -240,6 +240,27 @@ def test_the_limit_defining_e_and_its_slopes_near_zero(load_module) -> None:
             assert abs(value - float(true)) <= 8 * 2.0**-24 * abs(float(true)), (n, point, value, float(true))
 
 
+def test_limit_at_zero_from_the_only_real_side() -> None:
+    # sin(x)/sqrt(x) is 0/0 at 0, its limit 0 from the right (no Taylor series through the
+    # half power); not a jump (|x|/x), nor a pole or log (log(x)), nor a finite form.
+    form = sp.sin(x) / sp.sqrt(x)
+    patched = regimes._limit_at_zero(form, form, x, sp.true)
+    assert patched is not None and patched.args[0] == (0, sp.Eq(x, 0))
+    assert regimes._limit_at_zero(sp.Abs(x) / x, sp.Abs(x) / x, x, sp.true) is None
+    assert regimes._limit_at_zero(sp.log(x), sp.log(x), x, sp.true) is None
+    assert regimes._limit_at_zero(sp.sqrt(x), sp.sqrt(x), x, sp.true) is None
+    assert regimes._limit_at_zero(form, form, x, x > 1) is None  # a branch that does not hold 0
+
+
+def test_sine_over_root_at_zero(load_module) -> None:
+    import tensorflow as tf
+
+    fn = load_module("sin(x)/sqrt(x)", "sin_over_root").sin_over_root
+    got = fn(tf.constant([0.0, 1e-30, 2.0], dtype=tf.float32)).numpy()
+    truth = [0.0, float(mpmath.sin(mpmath.mpf(1e-30)) / mpmath.sqrt(mpmath.mpf(1e-30))), float(mpmath.sin(2) / mpmath.sqrt(2))]
+    assert np.allclose(got, truth, rtol=4e-7, atol=0), (got, truth)
+
+
 def test_removable_points_away_from_zero() -> None:
     assert regimes._removable_points(sp.log(x) / (x - 1), x) == [1]
     assert regimes._removable_points((x - 1) / sp.log(x), x) == [1]
