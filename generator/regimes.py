@@ -88,7 +88,9 @@ def _limit_at_zero(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, taken: sp.Expr) 
     half power). Read off mpmath at +-2**-600 and +-2**-1000. Beyond the point, expr on x
     held at a point of the real side where it is finite, so that it cannot put a NaN into
     a gradient. None where the branch `taken` does not hold 0."""
-    if taken is not sp.true and taken.subs(x, 0) is not sp.true:
+    # Evaluated as the judge does: SymPy's taken.subs(x, 0) compares zoo where the condition
+    # holds 1/x ((1 + 1/x)**x, TypeError).
+    if taken is not sp.true and judge.reference(sp.Piecewise((1, taken), (sp.nan, True)), (x,), np.zeros((1, 1)))[0] != 1:
         return None
     with np.errstate(all="ignore"):
         if np.isfinite(judge.evaluate32(expr, (x,), np.zeros((1, 1)))).all():
