@@ -1204,9 +1204,9 @@ def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
 
 
 def _power_analytic_at_zero(p: sp.Pow, x: sp.Symbol) -> bool:
-    """Whether u**v, x in both, is exp(v*log(u)) with v*log(u) tending to one finite value
-    from both sides of 0 (read off mpmath at +-2**-100 and +-2**-200), u(0) being a nonzero
-    number: (1 + x)**(1/x) is exp(log1p(x)/x), analytic at 0; x**x (u(0) = 0) and 2**(1/x)
+    """Whether u**v, x in both, is exp(v*log(u)) with u(0) > 0 and v*log(u) tending to one
+    finite value from both sides of 0 (read off mpmath at +-2**-100 and +-2**-200):
+    (1 + x)**(1/x) is exp(log1p(x)/x), analytic at 0; x**x (u(0) = 0) and (2 + x)**(1/x)
     (v*log(u) unbounded) are not."""
     try:
         at_zero = p.base.subs(x, 0)
