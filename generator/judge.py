@@ -820,8 +820,30 @@ def _nonfinite_at_zeros(
 
 # Where one input's truth at 0 is 0/0 or 0*inf as written, its limit there is the truth's
 # value on both sides this close to 0, where they agree: beyond float32's and float64's
-# smallest, as measure's references take it.
-_LIMIT_STEP = 1e-300
+# smallest, as measure's references take it. And at the square root of that step, where it
+# must have converged already (log|x| is -690.8 on both sides at 1e-300, -345.4 at 1e-150).
+_LIMIT_STEPS = (1e-300, 1e-150)
+
+
+@functools.lru_cache(maxsize=256)
+def limit_at_zero(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], one_sided: bool = False) -> float | None:
+    """The finite limit at 0 of a one-input truth, from its values at +-_LIMIT_STEPS: where
+    they have converged on each side and both sides agree; with `one_sided`, also where
+    only one side is real at all (sin(x)/sqrt(x), real for x >= 0). None for a jump
+    (|x|/x), a pole or a log."""
+    steps = [side * step for side in (1, -1) for step in _LIMIT_STEPS]
+    values = reference(truth_expr, symbols, np.array([steps]))
+    sides = [values[:2], values[2:]]
+    real = [pair for pair in sides if np.isfinite(pair).all()]
+    if not real or (len(real) == 1 and not (one_sided and sum(np.isnan(pair).all() for pair in sides) == 1)):
+        return None
+
+    def close(a: float, b: float) -> bool:
+        return bool(abs(a - b) <= 1e-6 * max(abs(a), abs(b)) + 1e-30)
+
+    if not all(close(*pair) for pair in real) or not close(real[0][0], real[-1][0]):
+        return None
+    return float(real[0][0])
 
 
 @functools.lru_cache(maxsize=256)
@@ -833,10 +855,7 @@ def _limit_at_zero(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> bool:
     at_zero = reference(truth_expr, symbols, np.zeros((1, 1)))
     if np.isfinite(at_zero).all():
         return False
-    sides = reference(truth_expr, symbols, np.array([[_LIMIT_STEP, -_LIMIT_STEP]]))
-    if not np.isfinite(sides).all():
-        return False
-    return bool(abs(sides[0] - sides[1]) <= 1e-6 * max(abs(sides[0]), abs(sides[1])) + 1e-30)
+    return limit_at_zero(truth_expr, symbols) is not None
 
 
 def _nonfinite_at_zero_limit(

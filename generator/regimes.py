@@ -83,11 +83,11 @@ def add_regimes(
 
 def _limit_at_zero(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, taken: sp.Expr) -> sp.Expr | None:
     """where(x == 0, L, expr), where `expr` is NaN or inf at 0 in float32 and the truth has
-    a finite limit L there: from both sides alike, or from the only side where it is real
-    (sin(x)/sqrt(x) is 0/0 = NaN at 0, its limit 0 from the right, and no series serves a
-    half power). Read off mpmath at +-2**-600 and +-2**-1000. Beyond the point, expr on x
-    held at a point of the real side where it is finite, so that it cannot put a NaN into
-    a gradient. None where the branch `taken` does not hold 0."""
+    a finite limit L there (judge.limit_at_zero): from both sides alike, or from the only
+    side where it is real (sin(x)/sqrt(x) is 0/0 = NaN at 0, its limit 0 from the right,
+    and no series serves a half power). Beyond the point, expr on x held at a point of the
+    real side where it is finite, so that it cannot put a NaN into a gradient. None where
+    the branch `taken` does not hold 0."""
     # Evaluated as the judge does: SymPy's taken.subs(x, 0) compares zoo where the condition
     # holds 1/x ((1 + 1/x)**x, TypeError).
     if taken is not sp.true and judge.reference(sp.Piecewise((1, taken), (sp.nan, True)), (x,), np.zeros((1, 1)))[0] != 1:
@@ -95,27 +95,13 @@ def _limit_at_zero(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol, taken: sp.Expr) 
     with np.errstate(all="ignore"):
         if np.isfinite(judge.evaluate32(expr, (x,), np.zeros((1, 1)))).all():
             return None
-    try:
-        fn = judge._mp_function(truth, (x,))
-        with mpmath.workdps(40):
-            # Per side, the values at 2**-600 and 2**-1000 from 0, or None where not real.
-            near = {
-                side: [v if isinstance(v, mpmath.mpf) and mpmath.isfinite(v) else None for v in (fn(side * mpmath.mpf(2) ** -k) for k in (600, 1000))]
-                for side in (1, -1)
-            }
-    except (ArithmeticError, ValueError, TypeError):
+    found = judge.limit_at_zero(truth, (x,), one_sided=True)
+    if found is None:
         return None
-    real = [side for side, pair in near.items() if None not in pair]
-    # Both sides, or one where the other is nowhere real (not a finite jump, nor a pole).
-    if not real or (len(real) == 1 and any(v is not None for v in near[-real[0]])):
-        return None
-    close = lambda a, b: abs(a - b) <= mpmath.mpf(10) ** -12 * max(1, abs(a))  # noqa: E731
-    limits = [near[side][1] for side in real]
-    if not all(close(*near[side]) for side in real) or not close(limits[0], limits[-1]):
-        return None
-    limit = sp.Integer(0) if abs(limits[0]) < mpmath.mpf(10) ** -30 else sp.Float(limits[0], 17)
-    side = real[0]
-    held = next((side * t for t in (1.0, 0.5, 2.0**-10, 1e-30) if np.isfinite(judge.evaluate32(expr, (x,), np.array([[side * t]]))).all()), None)
+    limit = sp.Integer(0) if abs(found) < 1e-30 else sp.Float(found, 17)
+    side = 1.0 if np.isfinite(judge.reference(truth, (x,), np.array([[judge._LIMIT_STEPS[0]]])))[0] else -1.0
+    with np.errstate(all="ignore"):
+        held = next((side * t for t in (1.0, 0.5, 2.0**-10, 1e-30) if np.isfinite(judge.evaluate32(expr, (x,), np.array([[side * t]]))).all()), None)
     if held is None:
         return None
     return sp.Piecewise((limit, sp.Eq(x, 0)), (expr.xreplace({x: pick(sp.Eq(x, 0), held, x)}), True))
@@ -952,7 +938,7 @@ def _series_regime(
             series = _symbolic_series(expanded, x, n)
         elif _regular_at_zero(textbook, x):
             series = _numeric_taylor(numeric(), x, k=k)
-        elif _powers_in_both(textbook, x) or (k and _powers_in_both(naive(source[0]), x)):
+        elif any(_in_base_and_exponent(p, x) for p in textbook.atoms(sp.Pow)):
             # u**v analytic at 0 (_branch_point_at_zero let it through): numerically, from
             # points around 0. SymPy's series of (1 + x)**(1/x) to 14 terms ran for minutes.
             series = _numeric_taylor(numeric(), x, singular=True, k=k)
@@ -1167,7 +1153,7 @@ def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
     lgamma or polygamma at a pole, atan2 at the origin, or an inverse function at a branch
     point (_BRANCH_POINTS): no Taylor series there."""
     for p in e.atoms(sp.Pow):
-        if p.exp.has(x) and p.base.has(x):
+        if _in_base_and_exponent(p, x):
             if not _power_analytic_at_zero(p, x):
                 return True
             continue
@@ -1205,26 +1191,20 @@ def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
 
 def _power_analytic_at_zero(p: sp.Pow, x: sp.Symbol) -> bool:
     """Whether u**v, x in both, is exp(v*log(u)) with u(0) > 0 and v*log(u) tending to one
-    finite value from both sides of 0 (read off mpmath at +-2**-100 and +-2**-200):
-    (1 + x)**(1/x) is exp(log1p(x)/x), analytic at 0; x**x (u(0) = 0) and (2 + x)**(1/x)
-    (v*log(u) unbounded) are not."""
+    finite value from both sides of 0 (judge.limit_at_zero): (1 + x)**(1/x) is
+    exp(log1p(x)/x), analytic at 0; x**x (u(0) = 0) and (2 + x)**(1/x) (v*log(u) unbounded)
+    are not."""
     try:
         at_zero = p.base.subs(x, 0)
-        if not (at_zero.is_number and at_zero.is_finite and at_zero.is_positive):
-            return False
-        fn = judge._mp_function(naive(p.exp * sp.log(p.base)), (x,))
-        with mpmath.workdps(60):
-            values = [fn(s * mpmath.mpf(2) ** -k) for k in (100, 200) for s in (1, -1)]
     except (ArithmeticError, ValueError, TypeError):
         return False
-    if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in values):
+    if not (at_zero.is_number and at_zero.is_finite and at_zero.is_positive):
         return False
-    return all(abs(v - values[0]) <= mpmath.mpf(10) ** -20 * max(1, abs(values[0])) for v in values)
+    return judge.limit_at_zero(naive(p.exp * sp.log(p.base)), (x,)) is not None
 
 
-def _powers_in_both(e: sp.Expr, x: sp.Symbol) -> bool:
-    """Whether `e` holds u**v with x in both u and v."""
-    return any(p.exp.has(x) and p.base.has(x) for p in e.atoms(sp.Pow))
+def _in_base_and_exponent(p: sp.Pow, x: sp.Symbol) -> bool:
+    return p.exp.has(x) and p.base.has(x)
 
 
 # Arguments at which these functions have no Taylor series (a log or a square root there).
