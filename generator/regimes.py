@@ -34,7 +34,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, by_dtype, clip, kink_slopes_as_zero, lgamma, log1p, mul_exp, naive, pick, polyval
+from generator.primitives import away, by_dtype, clip, ipow, kink_slopes_as_zero, lgamma, log1p, mul_exp, naive, pick, polyval
 from generator.printer import FLOAT32_MAX
 from generator.stabilize import plus_constant
 
@@ -117,7 +117,7 @@ def _measured_regimes(
     taken: sp.Expr,
 ) -> tuple[sp.Expr, tuple[str, ...]]:
     """`expr` with asymptote and series regimes where measurement shows it needs them,
-    and the names of the regimes used ("series", "patch", "root", "asymptote",
+    and the names of the regimes used ("series", "pole", "patch", "root", "asymptote",
     "algebraic_tail", "polynomial_far").
 
     Only points where `domain` (the function itself) is real count: outside
@@ -156,8 +156,14 @@ def _measured_regimes(
     # (3*(tanh(x)/cosh(x))**2 at x = 8e-20 is 1.9e-38, whose square TF flushes) does not call
     # for a series, which flushes there too.
     gross = bad & (~np.isfinite(value) | (np.abs(reference) >= NEGLIGIBLE))
+    pole = False
     if (gross & (np.abs(xs) < NEAR_ZERO)).any():
         result = _series_regime(result, truth, x, source=source) or result
+        # At a pole, where no Taylor series serves: 1/sin(x) - 1/x**2's f' is
+        # 2/x**3 - cos(x)/sin(x)**2, inf - inf below 5e-20.
+        if result is expr and (laurent := _pole_regime(expr, truth, x)) is not None:
+            pole = judge.score(laurent, (x,), points, reference) < bits[defined].mean()
+            result = laurent if pole else result
     score = judge.score(result, (x,), points, reference)
     at_singular = False
     for c in singular:
@@ -235,7 +241,8 @@ def _measured_regimes(
     if result is expr or (score >= bits[defined].mean() and not at_singular and not at_roots):
         return expr, ()
     tails = {_tail_name(value, x) for value, _ in sides.values()}
-    notes = (("series",) if series else ()) + (("patch",) if patched else ()) + (("root",) if at_roots else ())
+    notes = (("series",) if series else ()) + (("pole",) if pole else ()) + (("patch",) if patched else ())
+    notes += ("root",) if at_roots else ()
     notes += tuple(sorted(tails))
     return result, notes
 
@@ -976,10 +983,7 @@ def _series_regime(
     threshold, wide = _series_thresholds(exact, poly if in_abs is None else lambda d: poly(abs(d)), center)
     if wide is None:
         return None
-    if threshold is not None and threshold >= wide:
-        bound = sp.Float(threshold, 17)
-    else:
-        bound = by_dtype(sp.Float(wide, 17), sp.Float(threshold or 0, 17))
+    bound = _bound(threshold, wide)
     if by_side is not None:
         even, odd = (_polyval(part, h) if part != 0 else part for part in series)
         polynomial = (even + sp.sign(x) * odd).xreplace({h: clip(argument, -bound, bound)})
@@ -990,6 +994,93 @@ def _series_regime(
     near = sp.Abs(x - center) < bound
     # Beyond the threshold x itself, exactly: x = center + (x - center) would round.
     return sp.Piecewise((polynomial, near), (expr.xreplace({x: pick(near, center + bound, x)}), True))
+
+
+def _bound(threshold: float | None, wide: float) -> sp.Expr:
+    """The threshold below which a polynomial serves: `wide` (exact to SINGLE_TOLERANCE) in
+    float32 and `threshold` (to DOUBLE_TOLERANCE; none: 0) in float64, one number where
+    they meet."""
+    if threshold is not None and threshold >= wide:
+        return sp.Float(threshold, 17)
+    return by_dtype(sp.Float(wide, 17), sp.Float(threshold or 0, 17))
+
+
+def _pole_regime(expr: sp.Expr, truth: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
+    """At a pole of order m at 0 (_pole_order), the truth as p(x)/x/x/.../x, m divisions,
+    p the Taylor polynomial of x**m*truth, below a measured threshold in |x|; `expr` beyond
+    it. Where a form's terms hold poles of different orders, they overflow into inf - inf
+    (log(x) - digamma(x)'' is -1/x**2 - polygamma(2, x), NaN below 1.8e-19, where the truth
+    is 2/x**3 - 1/x**2 + ..., inf in float32), or cancel (1/sin(x) - 1/x**2); p does not,
+    and the divisions overflow only where the truth does. None where x**m*truth has no
+    polynomial that meets it near 0 (a log term: x**2*log(x) + 1/x)."""
+    exact = judge._mp_function(truth, (x,))
+    m = _pole_order(exact)
+    if m is None:
+        return None
+    textbook = naive(truth)
+    if textbook.has(lgamma, sp.polygamma):
+        # mpmath's polygamma at 200 digits took a minute for the numeric Taylor coefficients
+        # (log(x) - digamma(x)''); SymPy's series, a tenth of a second.
+        series = _laurent_polynomial(textbook, x, m)
+    else:
+        series = _numeric_taylor(lambda t: t**m * exact(t), x, singular=True)
+    if series is None:
+        return None
+    poly = sp.lambdify(x, series, modules="mpmath")
+    threshold, wide = _series_thresholds(exact, lambda d: poly(d) / d**m, sp.Integer(0))
+    if wide is None:
+        return None
+    bound = _bound(threshold, wide)
+    near = _polyval(series, x).xreplace({x: clip(x, -bound, bound)})
+    for _ in range(m):
+        near = ipow(near / x, 1)
+    return sp.Piecewise((near.args[0], sp.Abs(x) < bound), (expr.xreplace({x: away(x, bound)}), True))
+
+
+def _laurent_polynomial(textbook: sp.Expr, x: sp.Symbol, m: int) -> sp.Expr | None:
+    """x**m times SymPy's Laurent series of the textbook form at 0, a polynomial, its
+    coefficients as 20-digit numbers; with each polygamma(n, u), u = 0 at 0, first as
+    polygamma(n, u + 1) - (-1)**n*n!/u**(n + 1) (SymPy has no series of polygamma at its
+    pole). None for a log (lgamma at its pole), or a form too large to expand."""
+    if not _expandable(textbook) or any(g.args[-1].subs(x, 0) == 0 for g in textbook.atoms(lgamma)):
+        return None
+    gammas = textbook.atoms(sp.polygamma)
+    if not all(_series_friendly(g.args[1], _nesting(textbook), x) for g in gammas):
+        return None
+    shifted = textbook.xreplace(
+        {
+            g: sp.polygamma(n, u + 1) - (-1) ** n * sp.factorial(n) / u ** (n + 1)
+            for g in gammas
+            if (n := g.args[0]).is_Integer and (u := g.args[1]).subs(x, 0) == 0
+        }
+    )
+    try:
+        scaled = sp.expand(sp.series(shifted, x, 0, SERIES_TERMS - m).removeO() * x**m)
+    except (NotImplementedError, ValueError, TypeError, RecursionError, ArithmeticError, sp.PoleError):
+        return None
+    if scaled == 0 or not scaled.is_polynomial(x) or scaled.has(sp.log, sp.Abs, sp.sign):
+        return None
+    return sp.Add(*(sp.Float(sp.N(c, 20), 20) * x**k for (k,), c in sp.Poly(scaled, x).terms()))
+
+
+def _pole_order(exact: Callable) -> int | None:
+    """m where the truth is c/x**m + o(1/x**m) at 0 from both sides, an integer m >= 1 (its
+    magnitude grows by 2**(100*m) from x = +-2**-200 to +-2**-300); else None."""
+    orders = set()
+    try:
+        with mpmath.workdps(60):
+            for side in (1, -1):
+                near, nearer = (exact(side * mpmath.mpf(2) ** -e) for e in (200, 300))
+                if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) and v != 0 for v in (near, nearer)):
+                    return None
+                growth = mpmath.log(abs(nearer / near), 2) / 100
+                orders.add(int(mpmath.nint(growth)))
+                if abs(growth - mpmath.nint(growth)) > 0.01:
+                    return None
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    m = orders.pop()
+    return m if not orders and m >= 1 else None
 
 
 def _series_in_abs(textbook: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, sp.Symbol] | None:

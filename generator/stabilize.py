@@ -368,6 +368,28 @@ def _acosh_near_one(node: sp.Expr) -> sp.Expr | None:
     return 2 * sp.asinh(sp.sqrt(u / 2))
 
 
+def _inverse_sine_near_one(node: sp.Expr) -> sp.Expr | None:
+    """acos and asin of c + u, c = +-1, through 2*asin(sqrt(t/2)), t = |u|, from cos(2a) =
+    1 - 2*sin(a)**2: c + u rounds where acos and asin are steep (acos(1 - x) is 0 for
+    x < 6e-8, where the truth is sqrt(2*x)), and t's own bits survive in the asin. Where c + u
+    nears the other end of the domain, sqrt(t/2) nears 1 and rounds where asin is steep,
+    while c + u is exact there (Sterbenz): for t >= 1 (acos) and t >= 1/2 (asin, whose
+    pi/2 - 2*asin(...) also cancels towards t = 1) the function of c + u stays, its argument
+    kept in ipow so that this rule leaves it."""
+    if not isinstance(node, (sp.acos, sp.asin)):
+        return None
+    constant, u = node.args[0].as_coeff_Add()
+    if abs(constant) != 1 or not u.free_symbols:
+        return None
+    t = -u if constant == 1 else u  # >= 0 on the domain
+    half = 2 * sp.asin(sp.sqrt(t / 2))
+    if isinstance(node, sp.acos):
+        near, bound = (half if constant == 1 else sp.pi - half), sp.Integer(1)
+    else:
+        near, bound = constant * (sp.pi / 2 - half), sp.Rational(1, 2)
+    return sp.Piecewise((near, t < bound), (node.func(ipow(node.args[0], 1)), True))
+
+
 def _x_log_x(node: sp.Expr) -> sp.Expr | None:
     """u*log(u) = xlogy(u, u); for u = w**n, n*xlogy(u, |w|) (n*xlogy(u, w) for odd n): log
     of the power rounds near |w| = 1, where the log is near 0, and is log(0) where the
@@ -1598,6 +1620,11 @@ RULES: tuple[Rule, ...] = (
     Rule("one_minus_cos", "1 - cos(u) and cosh(u) - 1 cancel near 0; 2*sin(u/2)**2 and 2*sinh(u/2)**2 do not", _one_minus_cos),
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule("acosh_near_one", "acosh(1 + u) is acosh(1) = 0 where 1 + u rounds to 1; 2*asinh(sqrt(u/2)) is not", _acosh_near_one),
+    Rule(
+        "inverse_sine_near_one",
+        "acos and asin of 1 + u and -1 + u are steep where the argument rounds; 2*asin(sqrt(|u|/2)) holds u's own bits",
+        _inverse_sine_near_one,
+    ),
     Rule("log1p", "log(1 + u) loses u near 0; log1p does not", _log_one_plus),
     Rule("logcosh", "cosh overflows for |u| > 89; logcosh does not", _log_of_cosh),
     Rule("log_tanh", "log(tanh(u)) is log(1) = 0 for u > 9; log1mexp(2u) - softplus(-2u) is not", _log_of_tanh),
@@ -3488,6 +3515,11 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
             left = _second_order(left, us)
         elif sp.count_ops(left) >= sp.count_ops(rest):
             continue
+        elif len(left.free_symbols) > 1:
+            # A quotient in several inputs over its largest term (_dominant_term): the
+            # Student-t NLL's slope in its degrees of freedom n leaves x**2*(1 - x**2)/(2*n*(n
+            # + x**2)), 0/0 at x = n = 1e-21 where n**2 flushes; the truth there is 1/2.
+            left = _dominant_term(sp.factor(left)) or left
         # Or the rest is shorter with c*u taken out, which it held: a VAE's KL term
         # m**2/2 + expm1(v)/2 - v/2 is m**2/2 + expm1mx(v)/2.
         if all(less is expm1mx for *_, less in chosen):

@@ -27,7 +27,7 @@ from generator.primitives import (
     sigmoid,
     softplus,
 )
-from generator.printer import TFPrinter
+from generator.printer import FLOAT32_MAX, TFPrinter
 from partials import tf_partials
 
 x = sp.Symbol("x", real=True)
@@ -259,6 +259,49 @@ def test_sine_over_root_at_zero(load_module) -> None:
     got = fn(tf.constant([0.0, 1e-30, 2.0], dtype=tf.float32)).numpy()
     truth = [0.0, float(mpmath.sin(mpmath.mpf(1e-30)) / mpmath.sqrt(mpmath.mpf(1e-30))), float(mpmath.sin(2) / mpmath.sqrt(2))]
     assert np.allclose(got, truth, rtol=4e-7, atol=0), (got, truth)
+
+
+def test_pole_order_and_its_polynomial() -> None:
+    # 1/sin(x) - 1/x**2 is -1/x**2 + 1/x + x/6 + ...: a pole of order 2, and its f' one of 3.
+    f = 1 / sp.sin(x) - 1 / x**2
+    assert regimes._pole_order(judge._mp_function(f, (x,))) == 2
+    assert regimes._pole_order(judge._mp_function(sp.diff(f, x), (x,))) == 3
+    # Not a pole: a finite limit, a log, a half power, the only real side.
+    for other in (sp.sin(x) / x, sp.log(sp.Abs(x)), 1 / sp.sqrt(sp.Abs(x)), 1 / sp.sqrt(x)):
+        assert regimes._pole_order(judge._mp_function(other, (x,))) is None, other
+    regime = regimes._pole_regime(sp.diff(f, x), sp.diff(f, x), x)
+    assert regime is not None and regime.has(polyval)
+    # x**2*log|x| beside the pole: x**3 times it has no polynomial that meets it near 0.
+    assert regimes._pole_regime(1 / x + x**2 * sp.log(sp.Abs(x)), 1 / x + x**2 * sp.log(sp.Abs(x)), x) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "points"),
+    [
+        # -1/x**2 - polygamma(2, x): -inf - (-inf) = NaN below 1.8e-19, where the truth is inf.
+        ("log(x) - digamma(x)", [1e-30, 2e-19, 1e-13, 1e-7, 3e-3, 0.2, 5.0]),
+        # 2/x**3 - cos(x)/sin(x)**2: inf - inf below 5e-20; it cancels in between.
+        ("1/sin(x) - 1/x**2", [1e-30, -3e-25, 1e-15, -2e-8, 1e-3, -0.05, 0.7]),
+        ("1/tanh(x) + log(x)", [1e-30, 4e-21, 1e-9, 2e-4, 0.1]),
+    ],
+)
+def test_pole_at_zero_in_the_module(load_module, text, points) -> None:
+    import tensorflow as tf
+
+    from generator.parse import parse
+
+    fn = load_module(text, "pole").pole
+    got = tf_partials(tf, fn, [tf.constant(points, dtype=tf.float32)], 2)
+    g = naive(parse(text))
+    for order, index in ((1, (0,)), (2, (0, 0))):
+        derivative = sp.lambdify(x, sp.diff(g, x, order), modules="mpmath")
+        for point, value in zip(points, got[index].numpy()):
+            with mpmath.workdps(80):
+                true = float(derivative(mpmath.mpf(point)))
+            if abs(true) > FLOAT32_MAX:
+                assert value == np.sign(true) * np.inf, (order, point, value, true)
+            else:
+                assert abs(value - true) <= 8 * 2.0**-24 * abs(true), (order, point, value, true)
 
 
 def test_removable_points_away_from_zero() -> None:
