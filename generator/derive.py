@@ -663,18 +663,29 @@ def _conjugates(quotient: sp.Expr) -> list[sp.Expr]:
     quotient stays where they may not). The pseudo-Huber loss
     d**2*(sqrt(1 + (x/d)**2) - 1) has d/dd = (2*d**3 + d*x**2 - 2*d*|d|*h)/(|d|*h),
     h = sqrt(d**2 + x**2), whose numerator is 0 for |x| << |d| (truth x**4/(4*d**3)); the
-    conjugate's numerator is d**2*x**4. Empty where nothing cancels."""
+    conjugate's numerator is d**2*x**4. Likewise for a cube root, which needs no sign
+    condition. Empty where nothing cancels."""
     numerator, denominator = sp.fraction(quotient)
     if not isinstance(numerator, sp.Add):
         return []
     forms = []
-    roots = {p for p in numerator.atoms(sp.Pow) if p.exp == sp.Rational(1, 2) and p.base.free_symbols}
+    roots = {p for p in numerator.atoms(sp.Pow) if p.exp in (sp.Rational(1, 2), sp.Rational(1, 3)) and p.base.free_symbols}
     for root in sorted(roots, key=sp.default_sort_key):
         try:
             q, p = sp.Poly(numerator, root).all_coeffs()
         except (sp.PolynomialError, ValueError):
             continue  # not of degree 1 in the root
         if p == 0 or p.has(root) or q.has(root):
+            continue
+        if root.exp == sp.Rational(1, 3):
+            # p + q*c, c = cbrt(s), as (p**3 + q**3*s)/(p**2 - p*q*c + q**2*c**2), from
+            # a**3 - b**3 = (a - b)*(a**2 + a*b + b**2): cbrt(x**3 + 1) - x is 1/(...) and
+            # lost 13 bits at x = 9. The new denominator is a**2 + a*b + b**2 >= (a**2 + b**2)/2:
+            # it cancels nowhere.
+            reduced = sp.expand(p**3 + q**3 * root.base)
+            if reduced == 0 or len(sp.Add.make_args(reduced)) >= len(sp.Add.make_args(sp.expand(p**3))) + len(sp.Add.make_args(sp.expand(q**3 * root.base))):
+                continue
+            forms.append(sp.factor(reduced) / (denominator * (p**2 - p * q * root + q**2 * root**2)))
             continue
         squares = sp.expand(p**2), sp.expand(q**2 * root.base)
         reduced = sp.expand(squares[0] - squares[1])

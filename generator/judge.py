@@ -1537,12 +1537,13 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     names = {node: sp.Symbol(f"_shared{i}") for i, node in enumerate(shared)}
     printer = _printer()
     printer.shared = {node: name.name for node, name in names.items()}
+    printer.defined = set()
     try:
         return sp.lambdify(
             symbols, expr, modules=modules, printer=printer, cse=lambda e: ([(names[n], n) for n in shared], e), docstring_limit=0
         )
     finally:
-        printer.shared = {}
+        printer.shared, printer.defined = {}, set()
 
 
 # Forms of this many tree nodes or more are evaluated with their repeated subtrees shared
@@ -1601,12 +1602,20 @@ def _printer() -> object:
     class Printer(ProductOrder, NumPyPrinter):
         # Subexpressions computed once into temporaries, by name (_numpy_function).
         shared: dict[sp.Basic, str] = {}
+        # The temporaries defined so far: a quotient printed as divisions (divide_in_place)
+        # builds its numerator anew, which may equal a temporary defined further down (-x in
+        # a slope of hypot(xlog1py(log_sigmoid(x), asin(x)), |hypot(y, y)|), fuzz seed 54:
+        # UnboundLocalError).
+        defined: set[str] = set()
         _defining: object = None
 
         def doprint(self, expr: object, assign_to: object = None) -> str:
             # A temporary's own definition is printed, not its name.
             self._defining = expr
-            return super().doprint(expr, assign_to)
+            printed = super().doprint(expr, assign_to)
+            if self.shared and expr in self.shared:
+                self.defined.add(self.shared[expr])
+            return printed
 
         def _handle_UnevaluatedExpr(self, expr: object) -> object:  # noqa: N802 - SymPy's name
             # SymPy's walks the whole tree (a replace) for every temporary; the judge's forms
@@ -1616,7 +1625,7 @@ def _printer() -> object:
         def _print(self, expr: object, **kwargs: object) -> str:
             if self.shared and isinstance(expr, sp.Basic):
                 name = self.shared.get(expr)
-                if name is not None and not expr == self._defining:
+                if name is not None and name in self.defined and not expr == self._defining:
                     return name
             # A constant as the module prints it, a Python float: float32 arrays keep their
             # dtype beside it. NumPy's log(2) or sqrt(2) is a float64 scalar, which made

@@ -1837,8 +1837,9 @@ DTYPE_MAX = by_dtype(sp.Float(3.4028234663852886e38, 17), sp.Float(1.79769313486
 
 def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
     """log1p(c*b1**k1*b2**k2*...) as softplus(log|c| + k1*log|b1| + k2*log|b2| + ...) where
-    the product u > 2**24: u overflows where its log need not (log(1 + x**2/y) at x = 6e36,
-    y = 7e-25 is log1p(inf); the truth is 112.5). Through ipow's groups: x*(x/y) is
+    the product u > 2**24, of two inputs or more, or one below the line: u overflows where
+    its log need not (log(1 + x**2/y) at x = 6e36, y = 7e-25 is log1p(inf); the truth is
+    112.5). Through ipow's groups: x*(x/y) is
     log|x| + log|x| - log|y|, not log|x/y|, which overflows too. Where u is negative or
     small, log1p(u) stays (the logs' rounding would cost |log(u)| ulps of a small result)."""
     if not isinstance(node, log1p):
@@ -1846,8 +1847,11 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
     u = node.args[0]
     coeff, body = u.as_coeff_Mul()
     factors = _power_factors(body)
-    # exp(u) is (E, u): log|E|*u = u, an input's factor too.
-    if sum(1 for b, e in factors if b.free_symbols or e.free_symbols) < 2 or coeff == 0:
+    # exp(u) is (E, u): log|E|*u = u, an input's factor too. One factor will do where it is
+    # a quotient: log(1 + 1/x**2) is log1p((1/x)**2), inf below 5e-20 (a power above 1 is
+    # log_of_polynomial's).
+    inputs = [(b, e) for b, e in factors if b.free_symbols or e.free_symbols]
+    if coeff == 0 or not (len(inputs) >= 2 or (len(inputs) == 1 and inputs[0][1].is_negative)):
         return None
     # log1p(u) = softplus(log(u)) for u > 0, whose derivative, sigmoid(log(u))*log(u)', has
     # no power of u to overflow (log1p(1/u)'s would: 1/(y**2*(1 + 1/u)*u) is 0*inf at
@@ -3515,11 +3519,6 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
             left = _second_order(left, us)
         elif sp.count_ops(left) >= sp.count_ops(rest):
             continue
-        elif len(left.free_symbols) > 1:
-            # A quotient in several inputs over its largest term (_dominant_term): the
-            # Student-t NLL's slope in its degrees of freedom n leaves x**2*(1 - x**2)/(2*n*(n
-            # + x**2)), 0/0 at x = n = 1e-21 where n**2 flushes; the truth there is 1/2.
-            left = _dominant_term(sp.factor(left)) or left
         # Or the rest is shorter with c*u taken out, which it held: a VAE's KL term
         # m**2/2 + expm1(v)/2 - v/2 is m**2/2 + expm1mx(v)/2.
         if all(less is expm1mx for *_, less in chosen):
@@ -3953,17 +3952,28 @@ def repairs(expr: sp.Expr) -> list[tuple[sp.Expr, str]]:
     return found
 
 
+# The most forms `variants` makes of one form.
+VARIANTS_MAX = 64
+
+
 def variants(expr: sp.Expr) -> list[tuple[sp.Expr, tuple[str, ...]]]:
     """The forms the VARIANTS make of `expr` (those that differ), each with the names of the
-    rules that made it: one rule, or one and then a `stacks` rule."""
+    rules that made it: one rule, then the `stacks` rules on what is found, VARIANTS_MAX
+    forms at most."""
     found = []
     for rule in VARIANTS:
         variant = rule(expr)
         if variant != expr:
             found.append((variant, (rule.name,)))
+    # Each stacks on the forms found so far, the other stacking rules' too ((x**2 - 2)**1.5''
+    # takes root_of_product on difference_of_squares on another rule's form): every subset of
+    # the stacking rules that apply, 716 forms of one slope of hypot(softplus(acos(x)),
+    # expm1(x**x)), whose generation took 35 s. At most VARIANTS_MAX in all, the first found.
     for rule in VARIANTS:
         if rule.stacks:
             for variant, names in list(found):
+                if len(found) >= VARIANTS_MAX:
+                    return found
                 again = rule(variant)
                 if rule.name not in names and again != variant:
                     found.append((again, (*names, rule.name)))

@@ -964,3 +964,13 @@ def test_check_target_accepts_new_and_generated_files(tmp_path):
     generated_file(target)
     check_target(target)
     check_target(Path(os.path.relpath(target)))
+
+
+def test_fuzzer_trees_that_crashed_generation(load_module, tf):
+    # Fuzz seed 54: a candidate slope of 600 nodes or more is compiled with its repeated
+    # subtrees as temporaries; the judge's printer writes a quotient as divisions, building
+    # its numerator -x anew, and named it by a temporary defined further down
+    # (UnboundLocalError). Temporaries are now named only once defined.
+    fn = load_module("hypot(xlog1py(log_sigmoid(x), asin(x)), abs(hypot(y, y)))", "tree54", ["x", "y"]).tree54
+    value = fn(tf.constant([0.5, -0.25]), tf.constant([2.0, -1.0])).numpy()
+    assert all(map(math.isfinite, value)), value

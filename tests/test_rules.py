@@ -578,6 +578,14 @@ CASES: tuple[Case, ...] = (
         {x: (100.0, 1000.0), y: (2.0, 1e-30)},
         label="exp",
     ),
+    # log(1 + 1/x**2) as log1p((1/x)**2): inf below 5e-20, where the truth is -2*log|x|.
+    Case(
+        "log1p_of_product",
+        log1p(x**-2),
+        sp.Piecewise((softplus(-2 * sp.log(sp.Abs(x))), x**-2 > 2**24), (log1p(x**-2), True)),
+        {x: (1e-20, -3e-30)},
+        label="one_quotient",
+    ),
     # The Student-t term log(1 + x**2/y) as the rules leave it, log1p(x*(x/y)): x/y alone
     # overflows at x = 6e36, y = 7e-25, so its log is taken apart too (truth 225.0).
     Case(
@@ -2459,6 +2467,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
         log1p(2 * x),
     ),  # one input: log1p(2x) overflows only with the log
     ("log1p_of_product", log1p(x + y)),  # a sum
+    ("log1p_of_product", log1p(x**3)),  # one power above 1: log_of_polynomial's
     ("log_of_product", sp.log(-x)),  # no product to overflow
     ("log_of_product", sp.log(-(x**2) * y**2)),  # never positive
     ("log_of_product", sp.log(x**y * y)),  # a power of an input: log_of_power's

@@ -780,3 +780,21 @@ def test_a_constant_that_is_zero_in_a_form_sympy_keeps_is_zero() -> None:
     assert numeric(sp.loggamma(sp.Rational(1, 2)) - sp.log(sp.pi) / 2) == 0
     assert abs(float(numeric(sp.exp(-200))) - math.exp(-200)) < 1e-100
     assert float(numeric(sp.log(3) - 1)) == pytest.approx(0.09861228866810969, rel=1e-15)
+
+
+
+
+def test_variants_are_bounded_in_number() -> None:
+    # The stacking variants stack on each other's forms ((x**2 - 2)**1.5'' needs
+    # root_of_product on difference_of_squares on another's), which made every subset of
+    # them: 716 forms of one slope of hypot(softplus(acos(x)), expm1(x**x)), whose
+    # generation took 35 s. At most VARIANTS_MAX, the singles first.
+    from generator.stabilize import VARIANTS_MAX, variants
+
+    form = (x**2 - 4) * x**x / (1 + x) ** 3 + sp.sqrt(x * (x + 1)) * (x**2 - 2) + sp.exp(x) * (x - 1) ** 2
+    found = variants(form)
+    assert len(found) == VARIANTS_MAX
+    assert max(len(names) for _, names in found) >= 3
+    depths = [len(names) for _, names in found]
+    stacked = depths.index(2)
+    assert set(depths[:stacked]) == {1} and 1 not in depths[stacked:]
