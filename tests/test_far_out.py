@@ -2059,3 +2059,13 @@ def test_series_at_zero_of_a_function_complex_beyond_a_branch_point(load_module)
     points = [(float(np.float32(p)),) for p in (1e-20, -3e-4, 0.375, -0.5, 2.0, 1e30)]
     _check(fn, sp.log(1 + x) / x, [x], points, 1e-6)
 
+
+
+def test_cube_root_less_its_asymptote(load_module) -> None:
+    # cbrt(x**3 + 1) - x cancels as x grows (9-13 bits off over x in [3, 10]): as
+    # 1/(cbrt(s)**2 + x*cbrt(s) + x**2), s = x**3 + 1 (a**3 - b**3 over a**2 + a*b + b**2),
+    # nothing does; far out the algebraic tail 1/(3*x**2) - ... takes over.
+    x = sp.Symbol("x", real=True)
+    fn = load_module("(x**3 + 1)**(1/3) - x", "cbrt_gap", ["x"]).cbrt_gap
+    points = [(float(np.float32(p)),) for p in (2.8257575, 5.8863635, 8.94697, 30.0, 1e5, 0.5, -0.5)]
+    _check(fn, (x**3 + 1) ** sp.Rational(1, 3) - x, [x], points, 1e-6, order=1)
