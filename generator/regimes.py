@@ -1041,15 +1041,13 @@ def _laurent_polynomial(textbook: sp.Expr, x: sp.Symbol, m: int) -> sp.Expr | No
     """x**m times SymPy's Laurent series of the textbook form at 0, a polynomial, its
     coefficients as 20-digit numbers; with each polygamma(n, u), u = 0 at 0, first as
     polygamma(n, u + 1) - (-1)**n*n!/u**(n + 1) (SymPy has no series of polygamma at its
-    pole). None for a log (lgamma at its pole), a polygamma but as a term of a sum, or a
+    pole). None for lgamma (a log at its pole), a polygamma but as a term of a sum, or a
     form too large to expand."""
-    if not _expandable(textbook) or any(g.args[-1].subs(x, 0) == 0 for g in textbook.atoms(lgamma)):
+    if not _expandable(textbook) or textbook.has(lgamma):
         return None
     # Each polygamma a term of a sum, times a number: SymPy's series of a quotient of them,
     # log1p(digamma(x))' = polygamma(1, x)/(1 + digamma(x)), ran for minutes.
-    if textbook.has(lgamma) or not all(
-        isinstance(t.as_coeff_Mul()[1], sp.polygamma) for t in sp.Add.make_args(textbook) if t.has(sp.polygamma)
-    ):
+    if not all(isinstance(t.as_coeff_Mul()[1], sp.polygamma) for t in sp.Add.make_args(textbook) if t.has(sp.polygamma)):
         return None
     gammas = textbook.atoms(sp.polygamma)
     if not all(_series_friendly(g.args[1], _nesting(textbook), x) for g in gammas):

@@ -1839,9 +1839,9 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
     """log1p(c*b1**k1*b2**k2*...) as softplus(log|c| + k1*log|b1| + k2*log|b2| + ...) where
     the product u > 2**24, of two inputs or more, or one below the line: u overflows where
     its log need not (log(1 + x**2/y) at x = 6e36, y = 7e-25 is log1p(inf); the truth is
-    112.5). Through ipow's groups: x*(x/y) is
-    log|x| + log|x| - log|y|, not log|x/y|, which overflows too. Where u is negative or
-    small, log1p(u) stays (the logs' rounding would cost |log(u)| ulps of a small result)."""
+    112.5). Through ipow's groups: x*(x/y) is log|x| + log|x| - log|y|, not log|x/y|, which
+    overflows too. Where u is negative or small, log1p(u) stays (the logs' rounding would
+    cost |log(u)| ulps of a small result)."""
     if not isinstance(node, log1p):
         return None
     u = node.args[0]
