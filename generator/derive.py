@@ -682,8 +682,9 @@ def _conjugates(quotient: sp.Expr) -> list[sp.Expr]:
             # a**3 - b**3 = (a - b)*(a**2 + a*b + b**2): cbrt(x**3 + 1) - x is 1/(...) and
             # lost 13 bits at x = 9. The new denominator is a**2 + a*b + b**2 >= (a**2 + b**2)/2:
             # it cancels nowhere.
-            reduced = sp.expand(p**3 + q**3 * root.base)
-            if reduced == 0 or len(sp.Add.make_args(reduced)) >= len(sp.Add.make_args(sp.expand(p**3))) + len(sp.Add.make_args(sp.expand(q**3 * root.base))):
+            cubes = sp.expand(p**3), sp.expand(q**3 * root.base)
+            reduced = sp.expand(cubes[0] + cubes[1])
+            if reduced == 0 or len(sp.Add.make_args(reduced)) >= sum(len(sp.Add.make_args(t)) for t in cubes):
                 continue
             forms.append(sp.factor(reduced) / (denominator * (p**2 - p * q * root + q**2 * root**2)))
             continue

@@ -156,15 +156,17 @@ def _measured_regimes(
     # (3*(tanh(x)/cosh(x))**2 at x = 8e-20 is 1.9e-38, whose square TF flushes) does not call
     # for a series, which flushes there too.
     gross = bad & (~np.isfinite(value) | (np.abs(reference) >= NEGLIGIBLE))
-    pole = False
-    if (gross & (np.abs(xs) < NEAR_ZERO)).any():
+    near_zero = (gross & (np.abs(xs) < NEAR_ZERO)).any()
+    if near_zero:
         result = _series_regime(result, truth, x, source=source) or result
-        # At a pole, where no Taylor series serves: 1/sin(x) - 1/x**2's f' is
-        # 2/x**3 - cos(x)/sin(x)**2, inf - inf below 5e-20.
-        if result is expr and (laurent := _pole_regime(expr, truth, x)) is not None:
-            pole = judge.score(laurent, (x,), points, reference) < bits[defined].mean()
-            result = laurent if pole else result
     score = judge.score(result, (x,), points, reference)
+    # At a pole, where no Taylor series serves: 1/sin(x) - 1/x**2's f' is
+    # 2/x**3 - cos(x)/sin(x)**2, inf - inf below 5e-20.
+    pole = False
+    if near_zero and result is expr and (laurent := _pole_regime(expr, truth, x)) is not None:
+        laurent_score = judge.score(laurent, (x,), points, reference)
+        if laurent_score < score:
+            result, score, pole = laurent, laurent_score, True
     at_singular = False
     for c in singular:
         trial = _series_regime(result, truth, x, c, source)
@@ -1065,7 +1067,7 @@ def _laurent_polynomial(textbook: sp.Expr, x: sp.Symbol, m: int) -> sp.Expr | No
         return None
     if scaled == 0 or not scaled.is_polynomial(x) or scaled.has(sp.log, sp.Abs, sp.sign):
         return None
-    return sp.Add(*(sp.Float(sp.N(c, 20), 20) * x**k for (k,), c in sp.Poly(scaled, x).terms()))
+    return _with_number_coefficients(scaled, x, 20)
 
 
 def _pole_order(exact: Callable) -> int | None:
@@ -1239,8 +1241,13 @@ def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | N
         return None
     # lgamma's coefficients hold zeta values and Euler's constant: numbers, to 40 digits.
     if series.has(sp.zeta, sp.EulerGamma):
-        return sp.Add(*(sp.Float(sp.N(c, 40), 40) * x**m for (m,), c in sp.Poly(series, x).terms()))
+        return _with_number_coefficients(series, x, 40)
     return series
+
+
+def _with_number_coefficients(series: sp.Expr, x: sp.Symbol, digits: int) -> sp.Expr:
+    """A polynomial in x with each coefficient (zeta values, pi's powers) as a number."""
+    return sp.Add(*(sp.Float(sp.N(c, digits), digits) * x**m for (m,), c in sp.Poly(series, x).terms()))
 
 
 def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:

@@ -1850,8 +1850,9 @@ def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
     # exp(u) is (E, u): log|E|*u = u, an input's factor too. One factor will do where it is
     # a quotient: log(1 + 1/x**2) is log1p((1/x)**2), inf below 5e-20 (a power above 1 is
     # log_of_polynomial's).
-    inputs = [(b, e) for b, e in factors if b.free_symbols or e.free_symbols]
-    if coeff == 0 or not (len(inputs) >= 2 or (len(inputs) == 1 and inputs[0][1].is_negative)):
+    inputs = [e for b, e in factors if b.free_symbols or e.free_symbols]
+    one_quotient = len(inputs) == 1 and inputs[0].is_negative
+    if coeff == 0 or (len(inputs) < 2 and not one_quotient):
         return None
     # log1p(u) = softplus(log(u)) for u > 0, whose derivative, sigmoid(log(u))*log(u)', has
     # no power of u to overflow (log1p(1/u)'s would: 1/(y**2*(1 + 1/u)*u) is 0*inf at
