@@ -120,7 +120,7 @@ def derive(
     """
     import numpy as np
 
-    from generator import guards, judge
+    from generator import diagonal, guards, judge
 
     defaults = defaults or {}
     domain = expr.xreplace(defaults)  # derivatives count only where the function is real
@@ -322,6 +322,10 @@ def derive(
                 partials[idx] = held
                 if "exp_finite" not in fired:
                     fired.append("exp_finite")
+        if not defaults:
+            # Where two inputs meet, a divided difference's Taylor series in their difference.
+            partials, notes = diagonal.add_diagonal_regimes(partials, raw, variables, domain, stable)
+            fired.extend(n for n in notes if n not in fired)
     lowered = {i: lower_sigmoid_pairs(e) for i, e in partials.items()}
     if lowered != partials:
         fired.append("sigmoid_slope")

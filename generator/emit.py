@@ -37,6 +37,8 @@ _RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {
     "series": "near 0 the form is 0/0 or cancels; a Taylor polynomial serves |x| below a measured threshold",
     "pole": "at a pole at 0 the form's terms overflow into inf - inf or cancel (1/sin(x) - 1/x**2); below a "
     "measured threshold p(x)/x**m, p the Taylor polynomial of x**m times the function, serves",
+    "diagonal": "where two inputs meet the form is 0/0 or cancels (a divided difference, (exp(x) - exp(y))/(x - y)); "
+    "within a measured band of their difference a Taylor polynomial in it serves",
     "patch": "between the series and far out the form's terms cancel (tanh(x)/x's f'' near |x| = 1); within a "
     "measured band around the middle of the bad points the Taylor polynomial of the truth there serves",
     "root": "near a nonzero root the form's terms cancel and its relative error grows; within a measured band "

@@ -23,7 +23,7 @@ import numpy as np
 import sympy as sp
 
 from generator import judge
-from generator.primitives import away, clip, pick, polyval, real_diff
+from generator.primitives import apart, away, clip, pick, polyval, real_diff
 
 
 # Safe points are tried in this order: round numbers first, then farther out.
@@ -86,8 +86,9 @@ def _guarded(
 ) -> sp.Expr:
     """`value` reading its variables through a where that sends them to a safe point where
     the branch is not taken (`taken` says where it is), if it needs that."""
-    if value.is_number or taken in (sp.true, sp.false) or value.has(clip, away, polyval):
-        # clip/away/polyval: a regime's branch, which guards itself (generator.regimes).
+    if value.is_number or taken in (sp.true, sp.false) or value.has(clip, away, apart, polyval):
+        # clip/away/apart/polyval: a regime's branch, which guards itself (generator.regimes,
+        # generator.diagonal).
         return value
     if _tree_size(value) > MAX_PROBED_NODES:
         return value
@@ -149,8 +150,8 @@ def _truth(condition: sp.Basic, variables: tuple[sp.Symbol, ...], points: np.nda
 
 
 def unguarded(expr: sp.Expr) -> sp.Expr:
-    """`expr` without the regimes' clip/away guards: the same values wherever a branch is taken."""
-    return expr.replace(clip, lambda x, lo, hi: x).replace(away, lambda x, t: x)
+    """`expr` without the regimes' clip/away/apart guards: the same values wherever a branch is taken."""
+    return expr.replace(clip, lambda x, lo, hi: x).replace(away, lambda x, t: x).replace(apart, lambda a, b, w: a)
 
 
 def _holds(relation: sp.Rel) -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "ipow",
     "clip",
     "away",
+    "apart",
     "polyval",
     "log1mexp",
     "log1p",
@@ -733,6 +734,21 @@ class away(sp.Function):  # noqa: N801
         if argindex != 1:
             return sp.Integer(0)
         return sp.Heaviside(sp.Abs(x) - t)
+
+
+class apart(sp.Function):  # noqa: N801
+    """a, or where |a - b| < w, a point away from b (b + 1 where |b| < 1, else b/2): keeps a
+    form away from its singular line a = b (generator.diagonal)."""
+
+    nargs = 3
+
+    def as_picks(self) -> sp.Expr:
+        """The same as two wheres."""
+        a, b, w = self.args
+        return pick(sp.Abs(a - b) < w, pick(sp.Abs(b) < 1, b + 1, b / 2), a)
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return self.as_picks().diff(self.args[argindex - 1]) if argindex < 3 else sp.Integer(0)
 
 
 class polyval(sp.Function):  # noqa: N801

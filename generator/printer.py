@@ -447,6 +447,8 @@ class TFPrinter(ProductOrder, StrPrinter):
             return self._print_clip(expr)
         if func is prim.away:
             return self._print_away(expr)
+        if func is prim.apart:
+            return self._print(expr.as_picks())
         if func is prim.ipow:
             base, k = expr.args
             if k == 1:
