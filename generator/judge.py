@@ -1123,6 +1123,15 @@ def _variable_power(a: object, b: object) -> object:
     exponent of e**(10**(3e31)) exactly, or exp of a complex argument with a huge real part:
     (logaddexp(3, x))**hypot(asin(x), y**y) at y = 1e30 ran for minutes, for no float."""
     if a == 0:
+        if isinstance(b, mpmath.mpf):
+            # As mpmath's own power, without its exact integer power: sinh(y) at y = -3.3e9 is
+            # an integer of 4.8e9 bits, which mpmath made a Python int of (30 s for each such
+            # point of the fuzzer's softplus(y)**sinh(y), whose base rounds to 0 there).
+            if b > 0:
+                return mpmath.mpf(0)
+            if b == 0:
+                return mpmath.mpf(1)
+            raise ZeroDivisionError("0 to a negative power")
         return a**b
     complex_result = isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc) or (a < 0 and b != mpmath.floor(b))
     scale = mpmath.re(b) * mpmath.log(abs(a))
