@@ -2603,6 +2603,65 @@ def _exp_gap(a: sp.Expr, b: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
     return [(mul_exp(-expm1(b - a), a), a >= b), (-mul_exp(-expm1(a - b), b), True)]
 
 
+def _exp_term(term: sp.Expr) -> tuple[sp.Expr, type, sp.Expr] | None:
+    """(coefficient, exp or expm1, u) for a term c*exp(u) or c*expm1(u) (exp held below
+    overflow, exp_finite, or a product guarded by mul_no_nan, counted as exp), with no other
+    exp or expm1 of u in c; None for another term."""
+    if isinstance(term, mul_no_nan):
+        c, f = term.args
+        factors = [f, *sp.Mul.make_args(c)]
+    else:
+        factors = list(sp.Mul.make_args(term))
+    found = [f for f in factors if isinstance(f, (sp.exp, exp_finite, expm1)) and not f.args[0].is_number]
+    if len(found) != 1:
+        return None
+    (f,) = found
+    u = f.args[0]
+    c = sp.Mul(*(g for g in factors if g is not f))
+    if c.has(sp.exp(u), exp_finite(u), expm1(u)):
+        return None
+    return c, expm1 if isinstance(f, expm1) else sp.exp, u
+
+
+def _exp_overflow_sum(node: sp.Expr) -> sp.Expr | None:
+    """c*exp(u) + d*expm1(u) + rest = exp(u)*(c - d*expm1(-u)) + rest for u > 0, the factor
+    taken into the exp by halves (mul_exp): the terms are inf - inf = NaN where exp(u)
+    overflows while the sum is a float or an infinity of one sign (the slope in y of the
+    rate (exp(x*y) - 1)/y, x*exp(x*y)/y - expm1(x*y)/y**2, at x = y = -1e20, where the truth
+    is +inf), and they cancel in part for u large. For u <= 0 the sum as written, where
+    exp(-u) would overflow instead. c and d gather every term of one u; a factor k of the
+    sum goes into each term.
+
+    Only for a u of several inputs: in one input the regimes far out (regimes) serve, and
+    this where made forms of expm1(x)/x's slopes that were no more accurate."""
+    if isinstance(node, sp.Mul):
+        # k*(sum): k into each term, so that it scales the factor inside the exp (the slope
+        # of the rate is (x*exp(x*y) - expm1(x*y)/y)/y, whose x*exp(90) overflows before
+        # the division by y = 180 brings it back).
+        sums = [f for f in node.args if isinstance(f, sp.Add)]
+        if len(sums) != 1:
+            return None
+        k = sp.Mul(*(f for f in node.args if f is not sums[0]))
+        return _exp_overflow_sum(sp.Add(*(k * t for t in sums[0].args)))
+    if not isinstance(node, sp.Add):
+        return None
+    terms: dict[sp.Expr, dict[type, list[sp.Expr]]] = {}
+    for term in node.args:
+        found = _exp_term(term)
+        if found is not None:
+            c, kind, u = found
+            terms.setdefault(u, {sp.exp: [], expm1: []})[kind].append(term)
+    for u in sorted(terms, key=sp.default_sort_key):
+        if not (terms[u][sp.exp] and terms[u][expm1]) or len(u.free_symbols) < 2:
+            continue
+        gathered = terms[u][sp.exp] + terms[u][expm1]
+        c = sp.Add(*(_exp_term(t)[0] for t in terms[u][sp.exp]))
+        d = sp.Add(*(_exp_term(t)[0] for t in terms[u][expm1]))
+        rest = sp.Add(*(t for t in node.args if t not in gathered))
+        return rest + sp.Piecewise((mul_exp(c - d * expm1(-u), u), u > 0), (sp.Add(*gathered), True))
+    return None
+
+
 def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
     """sigmoid(a) - sigmoid(b) = -expm1(b - a)*sigmoid(a)*sigmoid(-b): the difference cancels
     where a is near b (an ordinal model's class probability sigmoid(t1 - u) - sigmoid(t0 - u);
@@ -3775,6 +3834,12 @@ VARIANTS: tuple[Rule, ...] = (
         _exp_difference,
     ),
     Rule(
+        "exp_overflow_sum",
+        "c*exp(u) + d*expm1(u) is inf - inf where exp(u) overflows, and cancels in part for large u; exp(u)*(c - d*expm1(-u)) for u > 0 is not",
+        _exp_overflow_sum,
+        top_down=True,
+    ),
+    Rule(
         "sigmoid_gap",
         "sigmoid(a) - sigmoid(b) cancels where a is near b or both are large; -expm1(b - a)*sigmoid(a)*sigmoid(-b) does not",
         _sigmoid_gap,
@@ -3924,6 +3989,8 @@ roots_regime = Rule(
     _roots_regime,
     top_down=True,
 )
+
+
 REPAIRS: tuple[Rule, ...] = (roots_regime,)
 REPAIRS_MAX_NODES = 4
 

@@ -1767,6 +1767,17 @@ CASES: tuple[Case, ...] = (
         {x: (-20.0, 89.0, 1 + 2**-22), y: (-21.0, 88.99900054931641, 1.0)},
         label="expm1",
     ),
+    # The slope in y of the rate (exp(x*y) - 1)/y: at x = 0.5, y = 180 exp(90) overflows and
+    # the terms are inf - inf, where the slope is 3.4e36; at x = 2, y = 44.5, 2.0e37.
+    Case(
+        "exp_overflow_sum",
+        x * sp.exp(x * y) / y - expm1(x * y) / y**2,
+        sp.Piecewise(
+            (mul_exp(x / y + expm1(-x * y) / y**2, x * y), x * y > 0),
+            (x * sp.exp(x * y) / y - expm1(x * y) / y**2, True),
+        ),
+        {x: (0.5, 2.0), y: (180.0, 44.5)},
+    ),
     # atan(1e8) - atan(2e8) is pi/2 - pi/2 = 0 (truth -5e-9); atan(30) - atan(30.00003) and
     # atan(0.5) - atan(0.5000001) cancel near a = b. Over the larger of the two where their
     # product is above 1: over the smaller, (0.5 - 3e38)/0.5 overflowed (atan(3e38) -
@@ -2274,6 +2285,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("exp_difference", sp.exp(x) - 2 * sp.exp(y)),
     # An exp and an expm1: not one difference (exp(x) - expm1(y) is exp(x) - exp(y) + 1).
     ("exp_difference", sp.exp(x) - expm1(y)),
+    # An exp and an expm1 of different arguments, and expm1 alone: nothing to gather.
+    ("exp_overflow_sum", x * sp.exp(x) + expm1(y)),
+    ("exp_overflow_sum", expm1(x) / y - x),
     # No leg in common; a sum.
     ("hypot_difference", hypot(1, x) - hypot(2, y)),
     ("hypot_difference", hypot(1, x) + hypot(1, y)),
