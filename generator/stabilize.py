@@ -2612,12 +2612,15 @@ def _exp_term(term: sp.Expr) -> tuple[sp.Expr, type, sp.Expr] | None:
         factors = [f, *sp.Mul.make_args(c)]
     else:
         factors = list(sp.Mul.make_args(term))
-    found = [f for f in factors if isinstance(f, (sp.exp, exp_finite, expm1)) and not f.args[0].is_number]
+    found = [f for f in factors if isinstance(f, (sp.exp, exp_finite, expm1, mul_exp)) and not f.args[-1].is_number]
     if len(found) != 1:
         return None
     (f,) = found
-    u = f.args[0]
+    u = f.args[-1]
     c = sp.Mul(*(g for g in factors if g is not f))
+    if isinstance(f, mul_exp):
+        # mul_exp(a, u) = a*exp(u), the factor kept inside.
+        return c * f.args[0], mul_exp, u
     if c.has(sp.exp(u), exp_finite(u), expm1(u)):
         return None
     return c, expm1 if isinstance(f, expm1) else sp.exp, u
@@ -2650,15 +2653,21 @@ def _exp_overflow_sum(node: sp.Expr) -> sp.Expr | None:
         found = _exp_term(term)
         if found is not None:
             c, kind, u = found
-            terms.setdefault(u, {sp.exp: [], expm1: []})[kind].append(term)
+            terms.setdefault(u, {sp.exp: [], expm1: [], mul_exp: []})[kind].append(term)
     for u in sorted(terms, key=sp.default_sort_key):
-        if not (terms[u][sp.exp] and terms[u][expm1]) or len(u.free_symbols) < 2:
+        if len(u.free_symbols) < 2:
             continue
-        gathered = terms[u][sp.exp] + terms[u][expm1]
-        c = sp.Add(*(_exp_term(t)[0] for t in terms[u][sp.exp]))
-        d = sp.Add(*(_exp_term(t)[0] for t in terms[u][expm1]))
+        exps, expm1s, products = terms[u][sp.exp], terms[u][expm1], terms[u][mul_exp]
+        gathered = exps + products + expm1s
         rest = sp.Add(*(t for t in node.args if t not in gathered))
-        return rest + sp.Piecewise((mul_exp(c - d * expm1(-u), u), u > 0), (sp.Add(*gathered), True))
+        c = sp.Add(*(_exp_term(t)[0] for t in exps + products))
+        if expm1s and (exps or products):
+            d = sp.Add(*(_exp_term(t)[0] for t in expm1s))
+            return rest + sp.Piecewise((mul_exp(c - d * expm1(-u), u), u > 0), (sp.Add(*gathered), True))
+        if products and len(exps + products) >= 2:
+            # mul_exp(a, u) + b*exp(u) = mul_exp(a + b, u) for every u, where the terms are
+            # inf - inf once exp(u) overflows: this rule's own form, differentiated, has them.
+            return rest + mul_exp(c, u)
     return None
 
 

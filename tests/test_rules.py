@@ -1778,6 +1778,15 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (0.5, 2.0), y: (180.0, 44.5)},
     ),
+    # Two products of one exp, as the form above has once differentiated: inf - inf at x = 2,
+    # y = 44.5, where their sum is 1.0e37; one product is not.
+    Case(
+        "exp_overflow_sum",
+        mul_exp(x, x * y) - mul_exp(x - 1 / y, x * y),
+        mul_exp(1 / y, x * y),
+        {x: (2.0, 0.5), y: (44.5, 180.0)},
+        label="products",
+    ),
     # atan(1e8) - atan(2e8) is pi/2 - pi/2 = 0 (truth -5e-9); atan(30) - atan(30.00003) and
     # atan(0.5) - atan(0.5000001) cancel near a = b. Over the larger of the two where their
     # product is above 1: over the smaller, (0.5 - 3e38)/0.5 overflowed (atan(3e38) -
