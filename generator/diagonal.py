@@ -65,13 +65,27 @@ def add_diagonal_regimes(
     for index, form in partials.items():
         polynomial = series
         for name in index:
-            v = by_name[name]
-            polynomial = sp.diff(polynomial, t) if v == a else sp.diff(polynomial, v) - sp.diff(polynomial, t) if v == b else sp.diff(polynomial, v)
-        regime = _regime(form, raw[index], polynomial, DEGREE - len(index), a, b, t, variables, stable)
+            polynomial = _slope(polynomial, by_name[name], a, b, t)
         on_line = polynomial.xreplace({t: 0})
-        if regime is not None and _repairs(regime, form, raw[index], on_line, a, b, variables, domain):
+        bad = _bad_near(form, raw[index], on_line, a, b, variables, domain)
+        if not bad:
+            continue  # right on and beside the line already: no where to pay for
+        regime = _regime(form, raw[index], polynomial, DEGREE - len(index), a, b, t, variables, stable)
+        if regime is None or _bad_near(regime, raw[index], on_line, a, b, variables, domain) >= bad:
+            continue
+        if _no_worse(regime, form, raw[index], variables, domain):
             result[index] = regime
     return result, (("diagonal",) if result != partials else ())
+
+
+def _slope(polynomial: sp.Expr, v: sp.Symbol, a: sp.Symbol, b: sp.Symbol, t: sp.Symbol) -> sp.Expr:
+    """The slope in the input v of a polynomial in t = a - b whose coefficients hold b (and
+    the other inputs): d/da is d/dt, d/db the coefficients' slope less d/dt."""
+    if v == a:
+        return sp.diff(polynomial, t)
+    if v == b:
+        return sp.diff(polynomial, b) - sp.diff(polynomial, t)
+    return sp.diff(polynomial, v)
 
 
 def _diagonal_series(f: sp.Expr, variables: tuple[sp.Symbol, ...]) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr] | None:
@@ -225,24 +239,24 @@ def _thresholds(
     return found.get(DOUBLE_TOLERANCE), found.get(SINGLE_TOLERANCE)
 
 
-def _repairs(
-    regime: sp.Expr,
-    form: sp.Expr,
+def _bad_near(
+    expr: sp.Expr,
     truth: sp.Expr,
     on_line: sp.Expr,
     a: sp.Symbol,
     b: sp.Symbol,
     variables: tuple[sp.Symbol, ...],
     domain: sp.Expr,
-) -> bool:
-    """Whether `regime` is beyond judge.GOOD_BITS at fewer points where a and b nearly or
-    exactly meet than `form`, and nowhere among the judge's points worse than `form` where
-    it is beyond them. On the line itself the truth is the series' constant term,
-    `on_line`: the textbook form is 0/0 there."""
-    if _bad_on_line(regime, on_line, a, b, variables, domain) + judge._bad_on_diagonal(regime, truth, variables, domain) >= (
-        _bad_on_line(form, on_line, a, b, variables, domain) + judge._bad_on_diagonal(form, truth, variables, domain)
-    ):
-        return False
+) -> int:
+    """How many points where a and b meet (_bad_on_line; the truth there is the series'
+    constant term, `on_line`: the textbook form is 0/0) and nearly meet (the judge's
+    diagonal points) `expr` is beyond judge.GOOD_BITS at."""
+    return _bad_on_line(expr, on_line, a, b, variables, domain) + judge._bad_on_diagonal(expr, truth, variables, domain)
+
+
+def _no_worse(regime: sp.Expr, form: sp.Expr, truth: sp.Expr, variables: tuple[sp.Symbol, ...], domain: sp.Expr) -> bool:
+    """Whether `regime` is nowhere among the judge's points beyond judge.GOOD_BITS and worse
+    than `form`."""
     points, reference, _ = judge.judged_points(truth, variables, domain)
     mask = ~np.isnan(reference)
     with np.errstate(all="ignore"):
