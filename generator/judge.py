@@ -1760,7 +1760,7 @@ def _flush_subnormals(value: object) -> object:
         # million results, 15 s of erfc(lbeta(x**y, log(x)))'s 38).
         if ((magnitude < _TINY[value.dtype]) & (magnitude > 0)).any():
             return np.where(magnitude < _TINY[value.dtype], np.copysign(plain.dtype.type(0), plain), plain).view(_Flushed)
-        return plain.copy().view(_Flushed)
+        return plain.copy().view(_Flushed)  # a new array, as the where's: callers may write into it
     if isinstance(value, tuple):
         return tuple(_flush_subnormals(v) for v in value)
     return value
