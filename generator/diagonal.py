@@ -104,7 +104,7 @@ def _diagonal_series(f: sp.Expr, variables: tuple[sp.Symbol, ...]) -> tuple[sp.S
         short = _series(shifted, t, PROBE_DEGREE)
         if short is None or _shape(_coefficients(short, t, PROBE_DEGREE), b) is None:
             continue
-        if not _continuous_across(judge._mp_function(textbook, variables), variables, a, b):
+        if not _continuous_across(judge._mp_function(textbook, variables), variables, a):
             continue
         full = _series(shifted, t, DEGREE)
         if full is not None:
@@ -146,18 +146,16 @@ def _shape(coefficients: list[sp.Expr], b: sp.Symbol) -> tuple[sp.Expr, sp.Expr,
     return None
 
 
-def _continuous_across(exact: Callable, variables: tuple[sp.Symbol, ...], a: sp.Symbol, b: sp.Symbol) -> bool:
-    """Whether the truth takes one finite value from both sides of a = b (not a pole) at two
-    of PROBES where it is real."""
+def _continuous_across(exact: Callable, variables: tuple[sp.Symbol, ...], a: sp.Symbol) -> bool:
+    """Whether the truth takes one finite value from both sides of the line where a meets the
+    other inputs (not a pole) at two of PROBES where it is real."""
     met = 0
     with mpmath.workdps(60):
         for value in PROBES:
             values = []
             for d in (mpmath.mpf(-1e-25), mpmath.mpf(1e-25)):
-                point = {v: mpmath.mpf(value) for v in variables}
-                point[a] = point[b] + d
                 try:
-                    values.append(exact(*(point[v] for v in variables)))
+                    values.append(exact(*_point(variables, a, value, d)))
                 except (ArithmeticError, ValueError, TypeError):
                     break
             if len(values) < 2 or not all(isinstance(v, mpmath.mpf) for v in values):
@@ -166,6 +164,11 @@ def _continuous_across(exact: Callable, variables: tuple[sp.Symbol, ...], a: sp.
                 return False
             met += 1
     return met >= 2
+
+
+def _point(variables: tuple[sp.Symbol, ...], a: sp.Symbol, value: float, t: object) -> list[object]:
+    """Every input at `value`, and a at value + t, in mpmath."""
+    return [mpmath.mpf(value) + (t if v == a else 0) for v in variables]
 
 
 def _regime(
@@ -190,14 +193,14 @@ def _regime(
     coefficients = sp.Tuple(*(n if n.is_Rational else sp.Float(n, 20) for n in reversed(numbers[leading:])))
     exact = judge._mp_function(truth, variables)
     approx = sp.lambdify((u, *variables), head + g * sp.Add(*(n * u**k for k, n in enumerate(numbers))), modules="mpmath")
-    threshold, wide = _thresholds(exact, approx, variables, a, b, s)
+    threshold, wide = _thresholds(exact, approx, variables, a, s)
     if wide is None:
         return None
     bound = _bound(threshold, wide)
     scaled = s != 1
     width = bound * sp.Abs(b) if scaled else bound
     near = sp.Abs(a - b) < width
-        # Beyond the band, u is 0 and the form reads a away from b (|t| >= |b|/2 or 1): neither
+    # Beyond the band, u is 0 and the form reads a away from b (|t| >= |b|/2 or 1): neither
     # is 0/0, nor its slope.
     held = pick(near, a - b, 0) / (pick(near, b, 1) if scaled else 1)
     value = stable(head) + stable(g) * held**leading * polyval(coefficients, held)
@@ -205,7 +208,7 @@ def _regime(
 
 
 def _thresholds(
-    exact: Callable, approx: Callable, variables: tuple[sp.Symbol, ...], a: sp.Symbol, b: sp.Symbol, s: sp.Expr
+    exact: Callable, approx: Callable, variables: tuple[sp.Symbol, ...], a: sp.Symbol, s: sp.Expr
 ) -> tuple[float | None, float | None]:
     """The widest of BANDS within DOUBLE_TOLERANCE and within SINGLE_TOLERANCE (relative)
     at u = +-w for each of PROBES where the truth is real (two at least); None if none."""
@@ -217,12 +220,11 @@ def _thresholds(
             for value in PROBES:
                 errors = []
                 for sign in (1, -1):
-                    point = {v: mpmath.mpf(value) for v in variables}
                     u = sign * mpmath.mpf(w)
-                    point[a] = point[b] + (u if s == 1 else u * point[b])
+                    point = _point(variables, a, value, u if s == 1 else u * value)
                     try:
-                        true = exact(*(point[v] for v in variables))
-                        guess = approx(u, *(point[v] for v in variables))
+                        true = exact(*point)
+                        guess = approx(u, *point)
                     except (ArithmeticError, ValueError, TypeError):
                         break
                     if not (isinstance(true, mpmath.mpf) and isinstance(guess, mpmath.mpf) and mpmath.isfinite(true)):
@@ -268,15 +270,12 @@ def _no_worse(regime: sp.Expr, form: sp.Expr, truth: sp.Expr, variables: tuple[s
 def _bad_on_line(
     expr: sp.Expr, on_line: sp.Expr, a: sp.Symbol, b: sp.Symbol, variables: tuple[sp.Symbol, ...], domain: sp.Expr
 ) -> int:
-    """How many of judge.DIAGONAL_AT, as a = b (the other inputs as in the judge's diagonal
-    points), `expr` is beyond judge.GOOD_BITS at in float32, where `domain` is real beside
-    them (on the line it is 0/0)."""
+    """How many of the judge's diagonal points, with a set to b, `expr` is beyond
+    judge.GOOD_BITS at in float32, where `domain` is real beside them (on the line it is
+    0/0)."""
     beside = judge.diagonal_points(len(variables))
     points = np.array(beside)
     points[variables.index(a)] = points[variables.index(b)]
     truth = judge.reference(on_line, variables, points)
     truth[np.isnan(judge.reference(domain, variables, beside))] = np.nan
-    mask = ~np.isnan(truth)
-    with np.errstate(all="ignore"):
-        values = np.broadcast_to(judge.evaluate32(expr, variables, points), truth.shape)
-    return int(np.count_nonzero(judge.bits_of_error(values, truth)[mask] > judge.GOOD_BITS))
+    return judge.bad_at(expr, variables, points, truth)

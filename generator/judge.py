@@ -995,12 +995,17 @@ def _diagonal_truth(truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain:
 
 def _bad_on_diagonal(expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None) -> int:
     """How many diagonal_points `expr` is beyond GOOD_BITS at, in float32."""
-    truth = _diagonal_truth(truth_expr, symbols, domain)
+    return bad_at(expr, symbols, diagonal_points(len(symbols)), _diagonal_truth(truth_expr, symbols, domain))
+
+
+def bad_at(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, truth: np.ndarray) -> int:
+    """How many of `points` `expr` is beyond GOOD_BITS at, in float32, against `truth` (NaN
+    where it does not count)."""
     mask = ~np.isnan(truth)
     if not mask.any():
         return 0
     with np.errstate(all="ignore"):
-        values = np.broadcast_to(evaluate32(float_constants(expr), symbols, diagonal_points(len(symbols))), truth.shape)
+        values = np.broadcast_to(evaluate32(float_constants(expr), symbols, points), truth.shape)
     return int(np.count_nonzero(bits_of_error(values, truth)[mask] > GOOD_BITS))
 
 

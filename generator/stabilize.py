@@ -2648,21 +2648,22 @@ def _exp_overflow_sum(node: sp.Expr) -> sp.Expr | None:
         return _exp_overflow_sum(sp.Add(*(k * t for t in sums[0].args)))
     if not isinstance(node, sp.Add):
         return None
-    terms: dict[sp.Expr, dict[type, list[sp.Expr]]] = {}
+    # Per u and kind, the (term, coefficient) pairs.
+    terms: dict[sp.Expr, dict[type, list[tuple[sp.Expr, sp.Expr]]]] = {}
     for term in node.args:
         found = _exp_term(term)
         if found is not None:
             c, kind, u = found
-            terms.setdefault(u, {sp.exp: [], expm1: [], mul_exp: []})[kind].append(term)
+            terms.setdefault(u, {sp.exp: [], expm1: [], mul_exp: []})[kind].append((term, c))
     for u in sorted(terms, key=sp.default_sort_key):
         if len(u.free_symbols) < 2:
             continue
         exps, expm1s, products = terms[u][sp.exp], terms[u][expm1], terms[u][mul_exp]
-        gathered = exps + products + expm1s
+        gathered = [term for term, _ in exps + products + expm1s]
         rest = sp.Add(*(t for t in node.args if t not in gathered))
-        c = sp.Add(*(_exp_term(t)[0] for t in exps + products))
+        c = sp.Add(*(c for _, c in exps + products))
         if expm1s and (exps or products):
-            d = sp.Add(*(_exp_term(t)[0] for t in expm1s))
+            d = sp.Add(*(d for _, d in expm1s))
             return rest + sp.Piecewise((mul_exp(c - d * expm1(-u), u), u > 0), (sp.Add(*gathered), True))
         if products and len(exps + products) >= 2:
             # mul_exp(a, u) + b*exp(u) = mul_exp(a + b, u) for every u, where the terms are
