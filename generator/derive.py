@@ -33,6 +33,7 @@ from generator.stabilize import (
     factor_powers,
     group_powers,
     lower_sigmoid_pairs,
+    prune_branches,
     optimize,
     precise_sigmoids,
     repairs,
@@ -326,6 +327,7 @@ def derive(
             # Where two inputs meet, a divided difference's Taylor series in their difference.
             partials, notes = diagonal.add_diagonal_regimes(partials, raw, variables, domain, stable)
             fired.extend(n for n in notes if n not in fired)
+    partials = {i: prune_branches(e) for i, e in partials.items()}
     lowered = {i: lower_sigmoid_pairs(e) for i, e in partials.items()}
     if lowered != partials:
         fired.append("sigmoid_slope")

@@ -475,6 +475,14 @@ def _mul_exp(c: np.ndarray, u: np.ndarray) -> np.ndarray:
     return _mul_no_nan(c, half) * half
 
 
+def _mul_pow(c: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    # As the printed helper: b**(w/2) twice, held below the largest float, so the product is
+    # 0 where c is 0.
+    c, b, w = _floats(c, b, w)
+    half = np.minimum(_np.power(b, w * w.dtype.type(0.5)), np.finfo(w.dtype).max)
+    return _mul_no_nan(c, half) * half
+
+
 # Where the compensated argument is beyond it, its error is taken as 0: every function
 # stabilize.compensate_arguments corrects has saturated, over- or underflowed there.
 ERROR_BOUND = 4096.0
@@ -697,6 +705,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "pick": lambda condition, a, b: np.where(condition, a, b),
     "apart": lambda a, b, w: np.where(np.abs(a - b) < w, np.where(np.abs(b) < 1, b + 1, b / 2), a),
     "mul_exp": _mul_exp,
+    "mul_pow": _mul_pow,
     "mul_no_nan": _mul_no_nan,
     "exp_finite": _exp_finite,
     "add_error": _add_error,
@@ -1911,6 +1920,7 @@ OP_COST: dict[str, float] = {
     "away": 2.0,
     "apart": 4.0,
     "mul_exp": 2.0,
+    "mul_pow": 3.0,
     "mul_no_nan": 0.7,
     "exp_finite": 1.5,
     # Elementwise ops each: TwoSum 6; TwoProduct of halves 2 masks, 5 products, 5 sums and a

@@ -50,6 +50,7 @@ __all__ = [
     "pick",
     "by_dtype",
     "mul_exp",
+    "mul_pow",
     "mul_no_nan",
     "exp_finite",
     "add_error",
@@ -824,6 +825,22 @@ class mul_exp(sp.Function):  # noqa: N801
         return mul_exp(sp.Integer(1), u) if argindex == 1 else self
 
 
+class mul_pow(sp.Function):  # noqa: N801
+    """c * b**w, computed as (c * b**(w/2)) * b**(w/2): mul_exp for a power, where b**w
+    overflows while the product is a float. A power, not exp(w*log(b)): the rounding of
+    w*log(b) near 88 costs exp 6 bits."""
+
+    nargs = 3
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        c, b, w = self.args
+        if argindex == 1:
+            return mul_pow(sp.Integer(1), b, w)
+        if argindex == 2:
+            return mul_pow(c * w, b, w - 1)
+        return mul_pow(c * sp.log(b), b, w)
+
+
 class mul_no_nan(sp.Function):  # noqa: N801
     """a * b, but 0 wherever b is 0, even where a is inf or NaN (TF's multiply_no_nan).
 
@@ -1036,6 +1053,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         log1p: lambda x: sp.log(1 + x),
         pick: lambda condition, a, b: sp.Piecewise((a, condition), (b, True)),
         mul_exp: lambda c, u: c * sp.exp(u),
+        mul_pow: lambda c, b, w: c * b**w,
         mul_no_nan: lambda a, b: a * b,
         exp_finite: sp.exp,
         add_error: lambda a, b: sp.Integer(0),

@@ -77,6 +77,7 @@ HELPERS: dict[type, str] = {
     prim.sinpi: "_sinpi",
     prim.cospi: "_cospi",
     prim.mul_exp: "_mul_exp",
+    prim.mul_pow: "_mul_pow",
     prim.exp_finite: "_exp_finite",
     prim.add_error: "_add_error",
     prim.sub_error: "_sub_error",

@@ -55,6 +55,7 @@ from generator.primitives import (
     mills_gap,
     mills_gap_slope,
     mul_exp,
+    mul_pow,
     mul_no_nan,
     naive,
     numeric,
@@ -2669,6 +2670,48 @@ def _exp_overflow_sum(node: sp.Expr) -> sp.Expr | None:
             # mul_exp(a, u) + b*exp(u) = mul_exp(a + b, u) for every u, where the terms are
             # inf - inf once exp(u) overflows: this rule's own form, differentiated, has them.
             return rest + mul_exp(c, u)
+    return _power_overflow_sum(node)
+
+
+def _power_overflow_sum(node: sp.Add) -> sp.Expr | None:
+    """A*b**w + B = b**w*(A + B*b**-w) for u = w*log(b) > 0, the factor taken into the power
+    by halves (mul_pow): where b**w overflows, a sum with it in two terms or more is
+    inf - inf = NaN (the slope in l of the Box-Cox transform (x**l - 1)/l, x**l*log(x)/l -
+    (x**l - 1)/l**2, at x = 10.6, l = 37.9, whose truth is 4.3e37). A and B come from the sum
+    expanded with the power as one symbol (xlogy(b**w, z) as b**w*log(z), b**w > 0 there);
+    a sum not linear in it is left. For u <= 0, and b <= 0 (log(b) NaN), the sum as written.
+    Only for a u of several inputs, as above."""
+    # mul_pow(a, b, w) + c*mul_pow(d, b, w) = mul_pow(a + c*d, b, w), as for mul_exp: this
+    # rule's own form, differentiated, has such sums.
+    products: dict[tuple[sp.Expr, sp.Expr], list[tuple[sp.Expr, sp.Expr]]] = {}
+    for term in node.args:
+        found = [f for f in sp.Mul.make_args(term) if isinstance(f, mul_pow)]
+        if len(found) == 1:
+            c = sp.Mul(*(f for f in sp.Mul.make_args(term) if f is not found[0]))
+            products.setdefault(found[0].args[1:], []).append((term, c * found[0].args[0]))
+    for (base, w), found in sorted(products.items(), key=lambda item: sp.default_sort_key(item[0])):
+        if len(found) >= 2:
+            rest = sp.Add(*(t for t in node.args if t not in {term for term, _ in found}))
+            return rest + mul_pow(sp.Add(*(c for _, c in found)), base, w)
+    powers = {p for p in node.atoms(sp.Pow) if not p.exp.is_number and p.base is not sp.E and not p.base.is_number}
+    for power in sorted(powers, key=sp.default_sort_key):
+        base, w = power.args
+        u = w * sp.log(base)
+        if len(u.free_symbols) < 2 or _holds_where(node):
+            continue
+        held = sp.Dummy("power")
+        opened = node.replace(
+            lambda e: isinstance(e, xlogy) and e.args[0].has(power), lambda e: e.args[0] * sp.log(e.args[1])
+        )
+        expanded = sp.expand(opened.xreplace({power: held}), power_base=False, power_exp=False, log=False)
+        if not expanded.has(held) or expanded.has(base**w) or not expanded.is_Add:
+            continue
+        with_it = [t for t in expanded.args if t.has(held)]
+        a = sp.Add(*(t / held for t in with_it))
+        if len(with_it) < 2 or a.has(held):
+            continue
+        b = sp.Add(*(t for t in expanded.args if not t.has(held)))
+        return sp.Piecewise((mul_pow(a + b * base**-w, base, w), u > 0), (node, True))
     return None
 
 
@@ -4188,6 +4231,38 @@ factor_of_its_log = Rule(
 
 # Applied by derive, in order, to the forms chosen; named in the module's notes when they fire.
 GUARDS: tuple[Rule, ...] = (factor_of_its_log,)
+
+
+def prune_branches(expr: sp.Expr) -> sp.Expr:
+    """`expr` without the wheres' branches that are never taken: inside a branch, a where on
+    a condition that an enclosing where has decided keeps the branch that condition picks.
+    A rule's where, differentiated, keeps its fallback, to which the rule applies again:
+    (exp(x*y) - 1)/y's f'' was where(x*y > 0, A, where(x*y > 0, B, C)), whose B is never
+    taken. Each value and slope stays as it was."""
+
+    @functools.cache
+    def pruned(e: sp.Basic, known: frozenset[tuple[sp.Basic, bool]]) -> sp.Basic:
+        if isinstance(e, sp.Piecewise):
+            decided = dict(known)
+            pieces = []
+            for value, cond in e.args:
+                if cond in decided:
+                    if not decided[cond]:
+                        continue
+                    cond = sp.true
+                pieces.append((pruned(value, frozenset({**decided, cond: True}.items())), cond))
+                if cond == sp.true:
+                    break
+                decided[cond] = False
+            if pieces[0][1] == sp.true:
+                return pieces[0][0]
+            return sp.Piecewise(*pieces)
+        if not e.args or not isinstance(e, sp.Expr):
+            return e
+        args = tuple(pruned(a, known) if isinstance(a, sp.Expr) else a for a in e.args)
+        return e if args == e.args else e.func(*args)
+
+    return pruned(expr, frozenset()) if expr.has(sp.Piecewise) else expr
 
 
 def lower_sigmoid_pairs(expr: sp.Expr) -> sp.Expr:

@@ -22,6 +22,7 @@ from generator.primitives import (
     clip,
     exp_finite,
     mul_exp,
+    mul_pow,
     naive,
     polyval,
     sigmoid,
@@ -662,3 +663,23 @@ def test_abs_and_sign_by_side() -> None:
     # Far out, expm1 keeps one sign on each side, sin does not.
     assert regimes._signs_far_out(sp.Abs(sp.exp(x) - 1) * sp.sign(x), x, -1) == (1 - sp.exp(x)) * -1
     assert regimes._signs_far_out(sp.Abs(sp.sin(x)), x, 1) == sp.Abs(sp.sin(x))
+
+
+def test_mul_pow_is_finite_where_the_power_alone_is_not() -> None:
+    # 2**-100 * 2**140 = 2**40, though 2**140 overflows; 0 * 2**300 is 0 (the truth's limit
+    # as its factor vanishes), not 0*inf.
+    b, w, c = sp.symbols("b w c", real=True)
+    points = np.array([[2.0, 2.0, 1.5, 2.0], [140.0, 20.0, 250.0, 300.0], [2.0**-100, 3.0, 1e-30, 0.0]])
+    value = judge.evaluate32(mul_pow(c, b, w), (b, w, c), points)
+    naive_value = judge.evaluate32(naive(mul_pow(c, b, w)), (b, w, c), points)
+    truth = judge.reference(c * b**w, (b, w, c), points[:, :3])
+    assert (judge.bits_of_error(value[:3], truth) <= 2).all(), value
+    assert value[3] == 0.0
+    assert np.isinf(naive_value[[0, 2]]).all(), naive_value
+
+
+def test_mul_pow_derivatives_are_the_powers() -> None:
+    b, w, c = sp.symbols("b w c", positive=True)
+    product = mul_pow(c, b, w)
+    for v in (c, b, w):
+        assert sp.simplify(naive(sp.diff(product, v)) - sp.diff(c * b**w, v)) == 0, v

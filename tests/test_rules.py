@@ -54,6 +54,7 @@ from generator.primitives import (
     mills_gap_slope,
     mul_exp,
     mul_no_nan,
+    mul_pow,
     naive,
     polygamma_diff,
     polyval,
@@ -1787,6 +1788,28 @@ CASES: tuple[Case, ...] = (
         {x: (2.0, 0.5), y: (44.5, 180.0)},
         label="products",
     ),
+    # The slope in l of the Box-Cox transform (x**l - 1)/l: its terms are inf - inf = NaN
+    # wherever x**l overflows, at x = 10.5, l = 37.75 (truth 2.2e37) and x = 1 + 2**-13,
+    # l = 778240 (truth 2.8e31). A power, not an exp: the rounding of l*log(x) near 88 would cost exp 6
+    # bits.
+    Case(
+        "exp_overflow_sum",
+        (xlogy(x**y, x) - (x**y - 1) / y) / y,
+        sp.Piecewise(
+            (mul_pow(sp.log(x) / y - 1 / y**2 + x**-y / y**2, x, y), y * sp.log(x) > 0),
+            (xlogy(x**y, x) / y - (x**y - 1) / y**2, True),
+        ),
+        {x: (10.5, 1 + 2.0**-13), y: (37.75, 778240.0)},
+        label="power",
+    ),
+    # Two products of one power, as the form above has once differentiated.
+    Case(
+        "exp_overflow_sum",
+        mul_pow(sp.log(x), x, y) - mul_pow(sp.log(x) - 1 / y, x, y),
+        mul_pow(1 / y, x, y),
+        {x: (10.5, 2.0), y: (37.75, 140.0)},
+        label="power_products",
+    ),
     # atan(1e8) - atan(2e8) is pi/2 - pi/2 = 0 (truth -5e-9); atan(30) - atan(30.00003) and
     # atan(0.5) - atan(0.5000001) cancel near a = b. Over the larger of the two where their
     # product is above 1: over the smaller, (0.5 - 3e38)/0.5 overflowed (atan(3e38) -
@@ -2297,6 +2320,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # An exp and an expm1 of different arguments, and expm1 alone: nothing to gather.
     ("exp_overflow_sum", x * sp.exp(x) + expm1(y)),
     ("exp_overflow_sum", expm1(x) / y - x),
+    # A power in one term only; a power of one input (2**x: the far-out regimes serve).
+    ("exp_overflow_sum", xlogy(x**y, x) / y - 1 / y**2),
+    ("exp_overflow_sum", x * 2**x - 2**x / x),
     # No leg in common; a sum.
     ("hypot_difference", hypot(1, x) - hypot(2, y)),
     ("hypot_difference", hypot(1, x) + hypot(1, y)),

@@ -53,6 +53,7 @@ from generator.stabilize import (
     group_powers,
     optimize,
     precise_sigmoids,
+    prune_branches,
     scale_tails,
     share_arguments,
 )
@@ -798,3 +799,19 @@ def test_variants_are_bounded_in_number() -> None:
     depths = [len(names) for _, names in found]
     stacked = depths.index(2)
     assert set(depths[:stacked]) == {1} and 1 not in depths[stacked:]
+
+
+def test_a_where_on_a_condition_already_decided_keeps_the_branch_it_picks() -> None:
+    # A rule's where, differentiated, keeps its fallback, to which the rule applies again:
+    # where(c, A, where(c, B, C)) never takes B.
+    y = sp.Symbol("y", real=True)
+    a, b, c, d = sp.exp(x), sp.sin(x), sp.cos(x), sp.log(x)
+    gt, lt = x * y > 0, y < 1
+    assert prune_branches(sp.Piecewise((a, gt), (sp.Piecewise((b, gt), (c, True)), True))) == sp.Piecewise((a, gt), (c, True))
+    assert prune_branches(sp.Piecewise((2 * sp.Piecewise((a, gt), (b, True)), gt), (c, True))) == sp.Piecewise((2 * a, gt), (c, True))
+    # Through another where between them, and inside a function of the branch.
+    nested = sp.Piecewise((a, gt), (sp.Piecewise((b, lt), (sp.exp(sp.Piecewise((c, gt), (d, True))), True)), True))
+    assert prune_branches(nested) == sp.Piecewise((a, gt), (sp.Piecewise((b, lt), (sp.exp(d), True)), True))
+    # Other conditions stay.
+    other = sp.Piecewise((a, gt), (sp.Piecewise((b, lt), (c, True)), True))
+    assert prune_branches(other) == other
