@@ -2677,10 +2677,11 @@ def _power_overflow_sum(node: sp.Add) -> sp.Expr | None:
     """A*b**w + B = b**w*(A + B*b**-w) for u = w*log(b) > 0, the factor taken into the power
     by halves (mul_pow): where b**w overflows, a sum with it in two terms or more is
     inf - inf = NaN (the slope in l of the Box-Cox transform (x**l - 1)/l, x**l*log(x)/l -
-    (x**l - 1)/l**2, at x = 10.6, l = 37.9, whose truth is 4.3e37). A and B come from the sum
-    expanded with the power as one symbol (xlogy(b**w, z) as b**w*log(z), b**w > 0 there);
-    a sum not linear in it is left. For u <= 0, and b <= 0 (log(b) NaN), the sum as written.
-    Only for a u of several inputs, as above."""
+    (x**l - 1)/l**2, at x = 10.5, l = 37.75, whose truth is 2.2e37). A and B are read off
+    the terms (_power_parts); a sum in which the power is not linear is left, and so is a sum
+    with the power in one term only (one product overflows no sooner than the sum). For
+    u <= 0, and b <= 0 (log(b) NaN), the sum as written. Only for a u of several inputs, as
+    above."""
     # mul_pow(a, b, w) + c*mul_pow(d, b, w) = mul_pow(a + c*d, b, w), as for mul_exp: this
     # rule's own form, differentiated, has such sums.
     products: dict[tuple[sp.Expr, sp.Expr], list[tuple[sp.Expr, sp.Expr]]] = {}
@@ -2693,25 +2694,61 @@ def _power_overflow_sum(node: sp.Add) -> sp.Expr | None:
         if len(found) >= 2:
             rest = sp.Add(*(t for t in node.args if t not in {term for term, _ in found}))
             return rest + mul_pow(sp.Add(*(c for _, c in found)), base, w)
-    powers = {p for p in node.atoms(sp.Pow) if not p.exp.is_number and p.base is not sp.E and not p.base.is_number}
+    if _holds_where(node):
+        return None
+    # The powers that a term holds as a factor, in a sum that is one, or in xlogy's first
+    # argument: not inside other functions, where the sum is not linear in them.
+    powers = {p for term in node.args for p in _linear_powers(term)}
     for power in sorted(powers, key=sp.default_sort_key):
         base, w = power.args
         u = w * sp.log(base)
-        if len(u.free_symbols) < 2 or _holds_where(node):
+        if len(u.free_symbols) < 2:
             continue
-        held = sp.Dummy("power")
-        opened = node.replace(
-            lambda e: isinstance(e, xlogy) and e.args[0].has(power), lambda e: e.args[0] * sp.log(e.args[1])
-        )
-        expanded = sp.expand(opened.xreplace({power: held}), power_base=False, power_exp=False, log=False)
-        if not expanded.has(held) or expanded.has(base**w) or not expanded.is_Add:
+        parts = [_power_parts(term, power) for term in node.args]
+        if any(part is None for part in parts) or sum(a != 0 for a, _ in parts) < 2:
             continue
-        with_it = [t for t in expanded.args if t.has(held)]
-        a = sp.Add(*(t / held for t in with_it))
-        if len(with_it) < 2 or a.has(held):
-            continue
-        b = sp.Add(*(t for t in expanded.args if not t.has(held)))
+        a = sp.Add(*(a for a, _ in parts))
+        b = sp.Add(*(b for _, b in parts))
         return sp.Piecewise((mul_pow(a + b * base**-w, base, w), u > 0), (node, True))
+    return None
+
+
+def _linear_powers(e: sp.Expr) -> set[sp.Pow]:
+    """The powers b**w with an exponent of inputs (b not e, not a number) that `e` holds as
+    a factor, as a term of a sum factor, or in xlogy's first argument, recursively."""
+    if isinstance(e, sp.Pow) and not e.exp.is_number and e.base is not sp.E and not e.base.is_number:
+        return {e}
+    if isinstance(e, (sp.Add, sp.Mul)):
+        return {p for arg in e.args for p in _linear_powers(arg)}
+    if isinstance(e, xlogy):
+        return _linear_powers(e.args[0])
+    return set()
+
+
+def _power_parts(e: sp.Expr, power: sp.Pow) -> tuple[sp.Expr, sp.Expr] | None:
+    """(a, b) with e = a*power + b, a and b free of it, for an e that holds `power` only as
+    _linear_powers finds it (xlogy(p, z) as p*log(z): p = b**w > 0 where this serves); None
+    for another."""
+    if e == power:
+        return sp.Integer(1), sp.Integer(0)
+    if not e.has(power):
+        return sp.Integer(0), e
+    if isinstance(e, sp.Add):
+        parts = [_power_parts(arg, power) for arg in e.args]
+        if any(part is None for part in parts):
+            return None
+        return sp.Add(*(a for a, _ in parts)), sp.Add(*(b for _, b in parts))
+    if isinstance(e, sp.Mul):
+        holding = [f for f in e.args if f.has(power)]
+        if len(holding) != 1:
+            return None
+        part = _power_parts(holding[0], power)
+        k = sp.Mul(*(f for f in e.args if f is not holding[0]))
+        return None if part is None else (k * part[0], k * part[1])
+    if isinstance(e, xlogy) and not e.args[1].has(power):
+        part = _power_parts(e.args[0], power)
+        log = sp.log(e.args[1])
+        return None if part is None else (part[0] * log, part[1] * log)
     return None
 
 
