@@ -2115,3 +2115,20 @@ def test_box_cox_slopes_where_the_power_overflows(load_module) -> None:
                 assert value == np.copysign(np.inf, true), (index, point, value, true)
             else:
                 assert abs(value - true) <= 4e-7 * abs(true), (index, point, value, true)
+
+
+def test_bose_einstein_curvature_where_its_quotient_is_inf_over_inf(load_module) -> None:
+    # log(1 - exp(-x/t))'' in x is (1/t)**2/(expm1(x/t)*expm1(-x/t)): at t = 4e-32 both the
+    # square and expm1 overflow, inf/inf = NaN (43 of the benchmark's 400 points), where the
+    # truth, -exp(-x/t)/t**2 near enough, flushes to 0. Beside them, ordinary points.
+    import tensorflow as tf
+
+    x, t = sp.symbols("x t", positive=True)
+    fn = load_module("log(1 - exp(-x/t))", "bose", ["x", "t"]).bose
+    points = [(50.0, 4.1871068e-32), (19.69697, 1.3484423e-20), (2.0066582e-14, 2.4346874e-21), (3.0, 1.5), (0.25, 2.0)]
+    xs = [tf.constant([p[i] for p in points], dtype=tf.float32) for i in range(2)]
+    got = tf_partials(tf, fn, xs, 2)[(0, 0)].numpy().astype(np.float64)
+    truth = sp.diff(sp.log(1 - sp.exp(-x / t)), x, 2)
+    for point, value in zip(points, got):
+        true = float(truth.subs({x: sp.Float(point[0], 60), t: sp.Float(point[1], 60)}).evalf(60))
+        assert abs(value - true) <= 1e-6 * abs(true) + 1e-38, (point, value, true)

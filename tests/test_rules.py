@@ -367,6 +367,17 @@ CASES: tuple[Case, ...] = (
         {x: (5.0, 2e38), y: (-2.5e38, -2e38)},
         truth=(0.0, 0.0),
     ),
+    # A quotient by growing factors: Bose-Einstein's log(1 - exp(-x/t))'' is
+    # (1/t)**2/(expm1(x/t)*expm1(-x/t)), inf/inf = NaN at x = 50, t = 4e-32 and x = 2e-14,
+    # t = 2e-21, where the truth is 0 (-exp(-x/t)/t**2 flushes).
+    Case(
+        "no_nan_product",
+        (1 / y) ** 2 / (expm1(x / y) * expm1(-x / y)),
+        mul_no_nan((1 / y) ** 2, 1 / (expm1(x / y) * expm1(-x / y))),
+        {x: (50.0, 2.0066582e-14), y: (4.1871068e-32, 2.4346874e-21)},
+        label="growing",
+        truth=(0.0, 0.0),
+    ),
     # x**2 - y**2 at x = y = 1e20 is inf - inf = NaN; the truth is 0. At x = -2**64,
     # y = 2**63 x**2 overflows; the truth is 2.6e38.
     Case(
@@ -2480,6 +2491,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("exp_product", 3 * sp.exp(x)),
     ("exp_product", sp.exp(x) * sp.exp(y) * x),
     ("no_nan_product", x * sp.sin(x)),
+    # A positive power of a growing factor grows with the rest; one of one input.
+    ("no_nan_product", x * expm1(x * y) ** 2),
+    ("no_nan_product", x / expm1(x)),
     ("rational_far", x / (1 + x * y)),
     ("rational_far", sp.sin(x) / x),
     ("one_plus_tanh", 2 - sp.tanh(x)),
