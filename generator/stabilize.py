@@ -2674,8 +2674,8 @@ def _exp_overflow_sum(node: sp.Expr) -> sp.Expr | None:
 
 
 def _power_overflow_sum(node: sp.Add) -> sp.Expr | None:
-    """A*b**w + B = b**w*(A + B*b**-w) for u = w*log(b) > 0, the factor taken into the power
-    by halves (mul_pow): where b**w overflows, a sum with it in two terms or more is
+    """A*b**w + B = b**w*(A + B*exp(-u)) for u = w*log(b) > 0, the factor taken into the
+    power by halves (mul_pow): where b**w overflows, a sum with it in two terms or more is
     inf - inf = NaN (the slope in l of the Box-Cox transform (x**l - 1)/l, x**l*log(x)/l -
     (x**l - 1)/l**2, at x = 10.5, l = 37.75, whose truth is 2.2e37). A and B are read off
     the terms (_power_parts); a sum in which the power is not linear is left, and so is a sum
@@ -2709,7 +2709,10 @@ def _power_overflow_sum(node: sp.Add) -> sp.Expr | None:
             continue
         a = sp.Add(*(a for a, _ in parts))
         b = sp.Add(*(b for _, b in parts))
-        return sp.Piecewise((mul_pow(a + b * base**-w, base, w), u > 0), (node, True))
+        # exp(-u), not b**-w: the module shares powers between its forms, and b**-w had the
+        # Tweedie deviance's f computed as y/x**(p - 1) instead of y*x**(1 - p), NaN where
+        # x**(p - 1) overflows. Within 1 here, and weighed by the smaller term.
+        return sp.Piecewise((mul_pow(a + b * sp.exp(-u), base, w), u > 0), (node, True))
     return None
 
 
@@ -4301,6 +4304,9 @@ def prune_branches(expr: sp.Expr) -> sp.Expr:
                 if cond == sp.true:
                     break
                 decided[cond] = False
+            if not pieces:
+                # Every branch decided against, in a where without a default: never taken.
+                return e
             if pieces[0][1] == sp.true:
                 return pieces[0][0]
             return sp.Piecewise(*pieces)
