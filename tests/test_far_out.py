@@ -2071,27 +2071,34 @@ def test_cube_root_less_its_asymptote(load_module) -> None:
     _check(fn, (x**3 + 1) ** sp.Rational(1, 3) - x, [x], points, 1e-6, order=1)
 
 
+def _partials_match(fn, truth: sp.Expr, symbols: list[sp.Symbol], points, indices, rel: float, tiny: float = 0.0) -> None:
+    """fn's partials at `indices`, in float32 at `points`, against `truth`'s partials to 60
+    digits: within `rel` (and `tiny`), or the infinity of the truth's sign where it
+    overflows float32."""
+    import tensorflow as tf
+
+    xs = [tf.constant([p[i] for p in points], dtype=tf.float32) for i in range(len(symbols))]
+    got = tf_partials(tf, fn, xs, max(len(index) for index in indices))
+    for index in indices:
+        derivative = sp.diff(truth, *(symbols[i] for i in index))
+        for point, value in zip(points, got[index].numpy().astype(np.float64)):
+            true = float(derivative.subs({v: sp.Float(p, 60) for v, p in zip(symbols, point)}).evalf(60))
+            if abs(true) > float(np.finfo(np.float32).max):
+                assert value == np.copysign(np.inf, true), (index, point, value, true)
+            else:
+                assert abs(value - true) <= rel * abs(true) + tiny, (index, point, value, true)
+
+
 def test_rate_slopes_where_the_exponential_overflows(load_module) -> None:
     # The rate (exp(x*y) - 1)/y: its slope in y, x*exp(x*y)/y - expm1(x*y)/y**2, was
     # inf - inf = NaN wherever exp(x*y) overflows (161 of the benchmark's 400 points), where
     # the truth is a float (3.4e36 at x = 0.5, y = 180) or +inf (x = y = -1e20); its
     # curvature in y likewise (156 points). (f there,
     # expm1(x*y)/y, is still inf where exp(x*y) overflows and f does not: a thin band.)
-    import tensorflow as tf
-
     x, y = sp.symbols("x y", real=True)
     fn = load_module("(exp(y*x) - 1)/y", "rate", ["x", "y"]).rate
     points = [(0.5, 180.0), (2.0, 44.5), (-0.5, -180.0), (-1e20, -1e20), (3.0, 0.25), (1e-3, 2.0), (-3.0, 5.0)]
-    xs = [tf.constant([p[i] for p in points], dtype=tf.float32) for i in range(2)]
-    got = tf_partials(tf, fn, xs, 2)
-    for index in ((1,), (1, 1)):
-        truth = sp.diff((sp.exp(x * y) - 1) / y, y, len(index))
-        for point, value in zip(points, got[index].numpy().astype(np.float64)):
-            true = float(truth.subs({x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}).evalf(60))
-            if abs(true) > float(np.finfo(np.float32).max):
-                assert value == np.copysign(np.inf, true), (index, point, value, true)
-            else:
-                assert abs(value - true) <= 1e-6 * abs(true), (index, point, value, true)
+    _partials_match(fn, (sp.exp(x * y) - 1) / y, [x, y], points, ((1,), (1, 1)), rel=1e-6)
 
 
 def test_box_cox_slopes_where_the_power_overflows(load_module) -> None:
@@ -2100,35 +2107,17 @@ def test_box_cox_slopes_where_the_power_overflows(load_module) -> None:
     # the truth is a float (2.2e37 at x = 10.5, l = 37.75) or +inf; its curvature in l
     # likewise. Written over the power by halves, as a power (exp(l*log(x)) lost 6 bits
     # there to the rounding of l*log(x)).
-    import tensorflow as tf
-
     x, y = sp.symbols("x y", real=True)
     fn = load_module("(x**y - 1)/y", "box_cox", ["x", "y"]).box_cox
     points = [(10.5, 37.75), (1 + 2.0**-13, 778240.0), (2.0, 140.0), (50.0, 50.0), (3.0, 0.25), (0.5, -200.0), (1e-3, 2.0)]
-    xs = [tf.constant([p[i] for p in points], dtype=tf.float32) for i in range(2)]
-    got = tf_partials(tf, fn, xs, 2)
-    for index in ((1,), (1, 1)):
-        truth = sp.diff((x**y - 1) / y, y, len(index))
-        for point, value in zip(points, got[index].numpy().astype(np.float64)):
-            true = float(truth.subs({x: sp.Float(point[0], 60), y: sp.Float(point[1], 60)}).evalf(60))
-            if abs(true) > float(np.finfo(np.float32).max):
-                assert value == np.copysign(np.inf, true), (index, point, value, true)
-            else:
-                assert abs(value - true) <= 4e-7 * abs(true), (index, point, value, true)
+    _partials_match(fn, (x**y - 1) / y, [x, y], points, ((1,), (1, 1)), rel=4e-7)
 
 
 def test_bose_einstein_curvature_where_its_quotient_is_inf_over_inf(load_module) -> None:
     # log(1 - exp(-x/t))'' in x is (1/t)**2/(expm1(x/t)*expm1(-x/t)): at t = 4e-32 both the
     # square and expm1 overflow, inf/inf = NaN (43 of the benchmark's 400 points), where the
     # truth, -exp(-x/t)/t**2 near enough, flushes to 0. Beside them, ordinary points.
-    import tensorflow as tf
-
     x, t = sp.symbols("x t", positive=True)
     fn = load_module("log(1 - exp(-x/t))", "bose", ["x", "t"]).bose
     points = [(50.0, 4.1871068e-32), (19.69697, 1.3484423e-20), (2.0066582e-14, 2.4346874e-21), (3.0, 1.5), (0.25, 2.0)]
-    xs = [tf.constant([p[i] for p in points], dtype=tf.float32) for i in range(2)]
-    got = tf_partials(tf, fn, xs, 2)[(0, 0)].numpy().astype(np.float64)
-    truth = sp.diff(sp.log(1 - sp.exp(-x / t)), x, 2)
-    for point, value in zip(points, got):
-        true = float(truth.subs({x: sp.Float(point[0], 60), t: sp.Float(point[1], 60)}).evalf(60))
-        assert abs(value - true) <= 1e-6 * abs(true) + 1e-38, (point, value, true)
+    _partials_match(fn, sp.log(1 - sp.exp(-x / t)), [x, t], points, ((0, 0),), rel=1e-6, tiny=1e-38)
