@@ -2632,9 +2632,9 @@ def _exp_overflow_sum(node: sp.Expr) -> sp.Expr | None:
     taken into the exp by halves (mul_exp): the terms are inf - inf = NaN where exp(u)
     overflows while the sum is a float or an infinity of one sign (the slope in y of the
     rate (exp(x*y) - 1)/y, x*exp(x*y)/y - expm1(x*y)/y**2, at x = y = -1e20, where the truth
-    is +inf), and they cancel in part for u large. For u <= 0 the sum as written, where
-    exp(-u) would overflow instead. c and d gather every term of one u; a factor k of the
-    sum goes into each term.
+    is +inf), and they cancel in part for u large. For u <= 0 the gathered terms as they
+    were, where exp(-u) would overflow instead. c and d gather every term of one u; a factor
+    k of the sum goes into each term, in both branches.
 
     Only for a u of several inputs: in one input the regimes far out (regimes) serve, and
     this where made forms of expm1(x)/x's slopes that were no more accurate."""
@@ -2680,8 +2680,8 @@ def _power_overflow_sum(node: sp.Add) -> sp.Expr | None:
     (x**l - 1)/l**2, at x = 10.5, l = 37.75, whose truth is 2.2e37). A and B are read off
     the terms (_power_parts); a sum in which the power is not linear is left, and so is a sum
     with the power in one term only (one product overflows no sooner than the sum). For
-    u <= 0, and b <= 0 (log(b) NaN), the sum as written. Only for a u of several inputs, as
-    above."""
+    u <= 0, and b <= 0 (log(b) NaN), the sum as it came (with exp_overflow_sum's factor
+    taken into its terms). Only for a u of several inputs, as above."""
     # mul_pow(a, b, w) + c*mul_pow(d, b, w) = mul_pow(a + c*d, b, w), as for mul_exp: this
     # rule's own form, differentiated, has such sums.
     products: dict[tuple[sp.Expr, sp.Expr], list[tuple[sp.Expr, sp.Expr]]] = {}
