@@ -452,6 +452,27 @@ def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(big > 0, ratio, np.zeros_like(ratio))
 
 
+def _pnorm_scaled(a: np.ndarray, b: np.ndarray, p: object) -> tuple[np.ndarray, ...]:
+    # As the printed helpers: |a| and |b| over the larger magnitude (1 where both are 0), the
+    # sum of their powers (in [1, 2]), and whether the larger is positive.
+    a, b = _floats(np.abs(a), np.abs(b))
+    big = np.maximum(a, b)
+    positive = big > 0
+    safe = np.where(positive, big, np.ones_like(big))
+    a, b = a / safe, b / safe
+    return a, _tf_power(a, p) + _tf_power(b, p), safe, positive
+
+
+def _pnorm(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:
+    _, total, safe, positive = _pnorm_scaled(a, b, p)
+    return np.where(positive, safe * _tf_power(total, 1 / float(p)), np.zeros_like(safe))
+
+
+def _pnorm_ratio(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:
+    a, total, safe, positive = _pnorm_scaled(a, b, p)
+    return np.where(positive, a / _tf_power(total, 1 / float(p)), np.zeros_like(safe))
+
+
 def _hypot_ratio_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # As the printed helper: a - b first (halves where the larger magnitude exceeds 1), over
     # the larger magnitude, over the scaled hypot; 0 at a = b = 0.
@@ -679,6 +700,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "hypot": _np.hypot,
     "hypot_ratio": _hypot_ratio,
     "hypot_ratio_gap": _hypot_ratio_gap,
+    "pnorm": _pnorm,
+    "pnorm_ratio": _pnorm_ratio,
     "logcosh": _logcosh,
     "sinpi": _sinpi,
     "cospi": _cospi,
@@ -1914,6 +1937,8 @@ OP_COST: dict[str, float] = {
     "hypot": 4.0,
     "hypot_ratio": 5.0,
     "hypot_ratio_gap": 7.0,
+    "pnorm": 6.0,
+    "pnorm_ratio": 7.0,
     "xlogy": 2.0,
     "xlog1py": 2.0,
     "clip": 1.0,

@@ -22,6 +22,8 @@ __all__ = [
     "hypot",
     "hypot_ratio",
     "hypot_ratio_gap",
+    "pnorm",
+    "pnorm_ratio",
     "ipow",
     "clip",
     "away",
@@ -386,6 +388,59 @@ class hypot_ratio_gap(sp.Function):  # noqa: N801
         return -hypot_ratio(a, b) * hypot_ratio_gap(a, -b) / hypot(a, b)
 
     def _eval_is_extended_real(self) -> bool | None:
+        return True if all(arg.is_extended_real for arg in self.args) else None
+
+
+class pnorm(sp.Function):  # noqa: N801
+    """(|a|**p + |b|**p)**(1/p) for a number p > 1: the p-norm of (a, b), hypot's kin, scaled
+    by the larger magnitude so that the powers cannot overflow or flush. Its arguments in one
+    order, as hypot's; nested for more legs."""
+
+    nargs = 3
+
+    @classmethod
+    def eval(cls, a: sp.Expr, b: sp.Expr, p: sp.Expr) -> sp.Expr | None:
+        if sp.default_sort_key(b) < sp.default_sort_key(a):
+            return cls(b, a, p)
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        # d/da N = sign(a)*(|a|/N)**(p - 1): a ratio in [0, 1], where |a|**(p - 1)/N**(p - 1)
+        # overflows in both.
+        a, b, p = self.args
+        if argindex == 1:
+            return sp.sign(a) * pnorm_ratio(a, b, p) ** (p - 1)
+        if argindex == 2:
+            return sp.sign(b) * pnorm_ratio(b, a, p) ** (p - 1)
+        raise sp.ArgumentIndexError(self, argindex)  # p is a number
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return True if all(arg.is_extended_real for arg in self.args) else None
+
+    def _eval_is_nonnegative(self) -> bool | None:
+        return True if all(arg.is_extended_real for arg in self.args) else None
+
+
+class pnorm_ratio(sp.Function):  # noqa: N801
+    """|a| / pnorm(a, b, p), in [0, 1], with both scaled by the larger magnitude: |a|/N is
+    0/inf where N overflows. Its slopes are ratios again: d/da = sign(a)*r(b, a)**p/N, where
+    1 - r(a, b)**p would cancel; d/db = -sign(b)*r(a, b)*r(b, a)**(p - 1)/N."""
+
+    nargs = 3
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        a, b, p = self.args
+        norm = pnorm(a, b, p)
+        if argindex == 1:
+            return sp.sign(a) * pnorm_ratio(b, a, p) ** p / norm
+        if argindex == 2:
+            return -sp.sign(b) * self * pnorm_ratio(b, a, p) ** (p - 1) / norm
+        raise sp.ArgumentIndexError(self, argindex)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return True if all(arg.is_extended_real for arg in self.args) else None
+
+    def _eval_is_nonnegative(self) -> bool | None:
         return True if all(arg.is_extended_real for arg in self.args) else None
 
 
@@ -1039,6 +1094,8 @@ def naive(expr: sp.Expr) -> sp.Expr:
         hypot: lambda a, b: sp.sqrt(a**2 + b**2),
         hypot_ratio: lambda a, b: a / sp.sqrt(a**2 + b**2),
         hypot_ratio_gap: lambda a, b: (a - b) / sp.sqrt(a**2 + b**2),
+        pnorm: lambda a, b, p: (sp.Abs(a) ** p + sp.Abs(b) ** p) ** (1 / p),
+        pnorm_ratio: lambda a, b, p: sp.Abs(a) / (sp.Abs(a) ** p + sp.Abs(b) ** p) ** (1 / p),
         logcosh: lambda x: sp.log(sp.cosh(x)),
         sinpi: lambda x: sp.sin(sp.pi * x),
         cospi: lambda x: sp.cos(sp.pi * x),

@@ -73,6 +73,8 @@ HELPERS: dict[type, str] = {
     prim.hypot: "_hypot",
     prim.hypot_ratio: "_hypot_ratio",
     prim.hypot_ratio_gap: "_hypot_ratio_gap",
+    prim.pnorm: "_pnorm",
+    prim.pnorm_ratio: "_pnorm_ratio",
     prim.logcosh: "_logcosh",
     prim.sinpi: "_sinpi",
     prim.cospi: "_cospi",

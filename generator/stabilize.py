@@ -36,6 +36,7 @@ from generator.primitives import (
     hypot,
     hypot_ratio,
     hypot_ratio_gap,
+    pnorm,
     ipow,
     lbeta,
     lgamma,
@@ -778,6 +779,83 @@ def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
     return found ** (2 * node.exp)
 
 
+def _magnitude_power(term: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(c, u, p) for a term c*|u|**p with c > 0 and p > 1 a number: |u|**p, u**p for an even
+    p or a u known to be nonnegative, and the products SymPy writes for real u
+    (|u|**3 is u**2*|u|); else None."""
+    coeff, rest = term.as_coeff_Mul()
+    if not coeff.is_positive:
+        return None
+    leg, total = None, sp.Integer(0)
+    for factor in sp.Mul.make_args(rest):
+        base, e = factor.as_base_exp()
+        if not (e.is_number and (e.is_Rational or e.is_Float) and e.is_positive):
+            return None
+        if isinstance(base, sp.Abs):
+            base = base.args[0]
+        elif not ((e.is_Integer and e.is_even) or base.is_nonnegative):
+            return None
+        if leg is not None and base != leg:
+            return None
+        leg, total = base, total + e
+    if leg is None or leg.is_number or not total > 1:
+        return None
+    return coeff, leg, total
+
+
+def _norm_of_power_sum(total: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(N, p, k) for a sum k*(|a|**p + |b|**p + ... + c) with one number p > 1 other than 2
+    (hypot's), k > 0 the largest coefficient and c >= 0 a number: N the nested pnorm of a, b,
+    ..., c**(1/p); else None."""
+    if not isinstance(total, sp.Add):
+        return None
+    number, rest = total.as_coeff_Add()
+    if number.is_negative:
+        return None
+    found = [_magnitude_power(t) for t in sp.Add.make_args(rest)]
+    if None in found or len({p for _, _, p in found}) != 1:
+        return None
+    p = found[0][2]
+    if p == 2:
+        return None
+    k = max(c for c, _, _ in found)
+    legs = [(c / k) ** (1 / p) * u for c, u, _ in found]
+    if number:
+        legs.append((number / k) ** (1 / p))
+    if len(legs) < 2:
+        return None
+    ordered = sorted(legs, key=sp.default_sort_key)
+    norm = ordered[0]
+    for leg in ordered[1:]:
+        norm = pnorm(norm, leg, p)
+    return norm, p, k
+
+
+def _power_sum_norm(node: sp.Expr) -> sp.Expr | None:
+    """(|a|**p + |b|**p + ...)**e -> pnorm(a, b, ...)**(p*e) for e not an integer, and
+    log(...) -> p*log(pnorm(...)): the p-norm (|x|**3 + |y|**3)**(1/3) overflows in its powers
+    from |x| = 7e12 (and flushes below 2e-13) where the norm is a float; its slope
+    sign(x)*(|x|/N)**2 was inf*0 and 0/0. hypot's rule for p = 2."""
+    if isinstance(node, sp.log):
+        # Not with a number in the sum: log(1 + x**4) is log1p's, accurate near 0.
+        total = node.args[0]
+        found = None if total.as_coeff_Add()[0] else _norm_of_power_sum(total)
+        if found is None:
+            return None
+        norm, p, k = found
+        return p * sp.log(norm) + sp.log(k)
+    if not (isinstance(node, sp.Pow) and node.exp.is_number and not node.exp.is_Integer):
+        return None
+    found = _norm_of_power_sum(node.base)
+    if found is None:
+        return None
+    norm, p, k = found
+    power = p * node.exp
+    if power.is_Float and power == int(power):
+        power = sp.Integer(int(power))  # a norm of 1.5-powers to the 1/1.5: N, not N**1.0
+    return k**node.exp * norm**power
+
+
 def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr | None] | None:
     """(r, hypot(..., sqrt(r))**(2*e), the same root where r < 0, or None where r is known to
     be nonnegative) for a power (a**2 + ... + r)**e, e not an integer, whose one other term r
@@ -1509,14 +1587,18 @@ LOG_HYPOT_HALVED = sp.Float(2.0**125, 17)
 def _log_of_hypot(node: sp.Expr) -> sp.Expr | None:
     """log(hypot(a, b)) as log(hypot(a/2, b/2)) + log(2) where |a| or |b| is beyond 2**125:
     hypot overflows from 2.4e38 in float32 where its log, 88.7 to 89.1, does not (log(x**2 +
-    y**2)/2 at x = y = 3.4e38 was inf for 89.07). The halves are exact."""
-    if not (isinstance(node, sp.log) and isinstance(node.args[0], hypot) and len(node.args[0].args) == 2):
+    y**2)/2 at x = y = 3.4e38 was inf for 89.07). The halves are exact. The same for pnorm
+    (log(x**4 + y**4) at x = y = 3.4e38)."""
+    if not (isinstance(node, sp.log) and isinstance(node.args[0], (hypot, pnorm))):
         return None
-    a, b = node.args[0].args
+    norm = node.args[0]
+    a, b, *p = norm.args
+    if isinstance(norm, hypot) and p:
+        return None
     far = (sp.Abs(a) > LOG_HYPOT_HALVED) | (sp.Abs(b) > LOG_HYPOT_HALVED)
-    # ipow(., 1) holds each hypot: the rule would take its logs again on the next pass.
-    held = sp.log(ipow(node.args[0], 1))
-    return sp.Piecewise((sp.log(ipow(hypot(a / 2, b / 2), 1)) + sp.log(2), far), (held, True))
+    # ipow(., 1) holds each norm: the rule would take its logs again on the next pass.
+    held = sp.log(ipow(norm, 1))
+    return sp.Piecewise((sp.log(ipow(norm.func(a / 2, b / 2, *p), 1)) + sp.log(2), far), (held, True))
 
 
 def _mills_less_argument(node: sp.Expr) -> sp.Expr | None:
@@ -1637,6 +1719,11 @@ RULES: tuple[Rule, ...] = (
     Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
     Rule("xlog1py", "(1 + v)*log1p(v) is 0*inf = nan at v = -1; xlog1py is 0", _x_log1p_x),
     Rule("hypot", "squares overflow above 1.8e19; hypot scales first", _sqrt_of_sum_of_squares),
+    Rule(
+        "pnorm",
+        "(|a|**p + |b|**p)**(1/p) overflows in the powers where the norm does not; pnorm scales first",
+        _power_sum_norm,
+    ),
     Rule(
         "hypot_where_nonnegative",
         "sqrt(a**2 + r) overflows in the square; hypot(a, sqrt(r)) where r >= 0 does not",

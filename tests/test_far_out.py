@@ -2072,7 +2072,7 @@ def test_cube_root_less_its_asymptote(load_module) -> None:
 
 
 def _partials_match(fn, truth: sp.Expr, symbols: list[sp.Symbol], points, indices, rel: float, tiny: float = 0.0) -> None:
-    """fn's partials at `indices`, in float32 at `points`, against `truth`'s partials to 60
+    """fn's partials at `indices` (() for fn itself), in float32 at `points`, against `truth`'s partials to 60
     digits: within `rel` (and `tiny`), or the infinity of the truth's sign where it
     overflows float32."""
     import tensorflow as tf
@@ -2080,7 +2080,7 @@ def _partials_match(fn, truth: sp.Expr, symbols: list[sp.Symbol], points, indice
     xs = [tf.constant([p[i] for p in points], dtype=tf.float32) for i in range(len(symbols))]
     got = tf_partials(tf, fn, xs, max(len(index) for index in indices))
     for index in indices:
-        derivative = sp.diff(truth, *(symbols[i] for i in index))
+        derivative = sp.diff(truth, *(symbols[i] for i in index)) if index else truth
         for point, value in zip(points, got[index].numpy().astype(np.float64)):
             true = float(derivative.subs({v: sp.Float(p, 60) for v, p in zip(symbols, point)}).evalf(60))
             if abs(true) > float(np.finfo(np.float32).max):
@@ -2121,3 +2121,25 @@ def test_bose_einstein_curvature_where_its_quotient_is_inf_over_inf(load_module)
     fn = load_module("log(1 - exp(-x/t))", "bose", ["x", "t"]).bose
     points = [(50.0, 4.1871068e-32), (19.69697, 1.3484423e-20), (2.0066582e-14, 2.4346874e-21), (3.0, 1.5), (0.25, 2.0)]
     _partials_match(fn, sp.log(1 - sp.exp(-x / t)), [x, t], points, ((0, 0),), rel=1e-6, tiny=1e-38)
+
+
+def test_p_norm_where_its_powers_overflow_or_flush(load_module) -> None:
+    # The 3-norm (|x|**3 + |y|**3)**(1/3): its powers overflow from |x| = 7e12 and flush to 0
+    # below 2e-13, where the norm and its partials are floats; as written f was inf at x =
+    # y = -1.8e36 (truth 2.2e36), its slope -inf at x = y = -2e-14 (truth -0.63) and its
+    # curvature NaN. pnorm scales by the larger magnitude; its slope is sign(x)*(|x|/N)**2.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("(abs(x)**3 + abs(y)**3)**(1/3)", "l3", ["x", "y"]).l3
+    points = [(-1.78e36, -1.78e36), (-2.0e-14, -2.0e-14), (3.0e30, -1.0e10), (1.0e-30, 2.0e-31), (1.5, -0.5), (-4.0, 40.0)]
+    truth = (sp.Abs(x) ** 3 + sp.Abs(y) ** 3) ** sp.Rational(1, 3)
+    _partials_match(fn, truth, [x, y], points, ((), (0,), (1,), (0, 0), (0, 1), (1, 1)), rel=1e-6, tiny=1e-38)
+
+
+def test_log_of_quartic_sum_where_its_powers_overflow(load_module) -> None:
+    # log(x**4 + y**4) was inf at x = y = 3.4e38 (truth 355.6) and for |x| beyond 1.8e19
+    # (177 of the benchmark's 400 points non-finite): 4*log(pnorm(x, y, 4)), halved where a
+    # leg is beyond 2**125 so that the norm cannot overflow.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("log(x**4 + y**4)", "log_quartic", ["x", "y"]).log_quartic
+    points = [(3.4e38, -3.4e38), (1.0e20, 3.0e19), (-2.0e-20, 1.0e-21), (0.5, 1.5)]
+    _partials_match(fn, sp.log(x**4 + y**4), [x, y], points, ((), (0,), (1, 1)), rel=1e-6, tiny=1e-38)

@@ -56,6 +56,7 @@ from generator.primitives import (
     mul_no_nan,
     mul_pow,
     naive,
+    pnorm,
     polygamma_diff,
     polyval,
     sigmoid,
@@ -2136,6 +2137,42 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (3e38, -3e38), y: (3e38, 2.5e38)},
     ),
+    # log(pnorm(x, y, 4)) at x = y = 3e38 is log(inf); the truth is 89.1.
+    Case(
+        "log_hypot",
+        sp.log(pnorm(x, y, 4)),
+        sp.Piecewise(
+            (sp.log(ipow(pnorm(x / 2, y / 2, 4), 1)) + sp.log(2), (sp.Abs(x) > LOG_HYPOT_HALVED) | (sp.Abs(y) > LOG_HYPOT_HALVED)),
+            (sp.log(ipow(pnorm(x, y, 4), 1)), True),
+        ),
+        {x: (3e38, -3.4e38), y: (3e38, 3e38)},
+        label="pnorm",
+    ),
+    # The 3-norm: |x|**3 overflows from 7e12 (inf at x = 3e30, truth 3e30) and flushes below
+    # 2e-13 (0 at x = y = 2e-14, truth 2.5e-14).
+    Case(
+        "pnorm",
+        (sp.Abs(x) ** 3 + sp.Abs(y) ** 3) ** sp.Rational(1, 3),
+        pnorm(x, y, 3),
+        {x: (-1.78e36, 2e-14, 3e30), y: (-1.78e36, -2e-14, -1e10)},
+    ),
+    # log(x**4 + y**4): inf from |x| = 1.8e19 (truth 184 at x = 1e20), -inf below 1e-10.
+    Case(
+        "pnorm",
+        sp.log(x**4 + y**4),
+        4 * sp.log(pnorm(x, y, 4)),
+        {x: (1e20, -2e-20), y: (3e19, 1e-21)},
+        label="log",
+    ),
+    # A number among the powers is a leg, and the largest coefficient comes out: (2*x**4 +
+    # 1)**(1/4) at x = 1e20 is inf, the truth 1.19e20.
+    Case(
+        "pnorm",
+        (2 * x**4 + 1) ** sp.Rational(1, 4),
+        2 ** sp.Rational(1, 4) * pnorm(2 ** sp.Rational(3, 4) / 2, x, 4),
+        {x: (1e20, -3e25)},
+        label="number",
+    ),
     # (1 + 1/x)**x's f'' has 1/(x**3*(1 + 1/x)**2): at x = 1e-20, x**3 flushes and the square
     # overflows (0*inf); 1/(x*(x + 1)**2) is 1e20.
     Case("clear_reciprocals", 1 / (x**3 * (1 + 1 / x) ** 2), 1 / (x * (x + 1) ** 2), {x: (1e-20, 3e-25)}),
@@ -2277,6 +2314,17 @@ CASES: tuple[Case, ...] = (
 
 # Shapes that look like a rule's but are not: the rule must return them unchanged.
 NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
+    # Signed odd powers (not a norm: x**3 + y**3 cancels); two exponents; a difference; an
+    # integer power (it overflows where the truth does); a number in a log (log1p's); p = 2
+    # (hypot's); p = 1 (no power to overflow); a negative number.
+    ("pnorm", (x**3 + y**3) ** sp.Rational(1, 3)),
+    ("pnorm", (x**4 + y**6) ** sp.Rational(1, 4)),
+    ("pnorm", (x**4 - y**4) ** sp.Rational(1, 4)),
+    ("pnorm", (x**4 + y**4) ** 2),
+    ("pnorm", sp.log(1 + x**4)),
+    ("pnorm", sp.sqrt(x**2 + y**2)),
+    ("pnorm", sp.sqrt(sp.Abs(x) + sp.Abs(y))),
+    ("pnorm", (x**4 + y**4 - 1) ** sp.Rational(1, 4)),
     ("log_sum_exp", sp.log(sp.exp(x) - sp.exp(y))),
     ("log_sum_exp", sp.log(sp.Rational(3, 10) * sp.exp(x) - sp.Rational(7, 10) * sp.exp(y))),
     ("log1mexp", sp.log(1 + sp.exp(-x))),
