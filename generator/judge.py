@@ -452,25 +452,27 @@ def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(big > 0, ratio, np.zeros_like(ratio))
 
 
-def _pnorm_scaled(a: np.ndarray, b: np.ndarray, p: object) -> tuple[np.ndarray, ...]:
-    # As the printed helpers: |a| and |b| over the larger magnitude (1 where both are 0), the
-    # sum of their powers (in [1, 2]), and whether the larger is positive.
+def _pnorm(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:
+    # As the printed helper: the larger magnitude times (1 + (smaller/larger)**p)**(1/p); 0
+    # where both are 0, inf where one is.
+    a, b = _floats(np.abs(a), np.abs(b))
+    big, small = np.maximum(a, b), np.minimum(a, b)
+    positive = big > 0
+    safe = np.where(positive, big, np.ones_like(big))
+    scale = _tf_power(1 + _tf_power(small / safe, p), 1 / float(p))
+    return np.where(positive, safe * scale, np.zeros_like(big))
+
+
+def _pnorm_ratio(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:
+    # As the printed helper: |a| over the norm, both over the larger magnitude; 0 where both
+    # are 0.
     a, b = _floats(np.abs(a), np.abs(b))
     big = np.maximum(a, b)
     positive = big > 0
     safe = np.where(positive, big, np.ones_like(big))
-    a, b = a / safe, b / safe
-    return a, _tf_power(a, p) + _tf_power(b, p), safe, positive
-
-
-def _pnorm(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:
-    _, total, safe, positive = _pnorm_scaled(a, b, p)
-    return np.where(positive, safe * _tf_power(total, 1 / float(p)), np.zeros_like(safe))
-
-
-def _pnorm_ratio(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:
-    a, total, safe, positive = _pnorm_scaled(a, b, p)
-    return np.where(positive, a / _tf_power(total, 1 / float(p)), np.zeros_like(safe))
+    a = a / safe
+    total = _tf_power(a, p) + _tf_power(b / safe, p)
+    return np.where(positive, a / _tf_power(total, 1 / float(p)), np.zeros_like(big))
 
 
 def _hypot_ratio_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
