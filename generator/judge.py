@@ -463,16 +463,19 @@ def _pnorm(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:
     return np.where(positive, safe * scale, np.zeros_like(big))
 
 
-def _pnorm_ratio(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:
-    # As the printed helper: |a| over the norm, both over the larger magnitude; 0 where both
-    # are 0.
+def _pnorm_ratio(a: np.ndarray, b: np.ndarray, p: object, q: object) -> np.ndarray:
+    # As the printed helper: |a| over the norm, both over the larger magnitude, to the q; the
+    # power as |a|**q/larger**q where the ratio flushes and |a| does not; 0 where both are 0.
     a, b = _floats(np.abs(a), np.abs(b))
     big = np.maximum(a, b)
     positive = big > 0
     safe = np.where(positive, big, np.ones_like(big))
-    a = a / safe
-    total = _tf_power(a, p) + _tf_power(b / safe, p)
-    return np.where(positive, a / _tf_power(total, 1 / float(p)), np.zeros_like(big))
+    ratio = a / safe
+    total = _tf_power(ratio, p) + _tf_power(b / safe, p)
+    split = (ratio == 0) & (a > 0)
+    a_split = np.where(split, a, safe)
+    lead = np.where(split, _tf_power(a_split, q) / _tf_power(safe, q), _tf_power(ratio, q))
+    return np.where(positive, lead / _tf_power(total, float(q) / float(p)), np.zeros_like(big))
 
 
 def _hypot_ratio_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -405,13 +405,13 @@ class pnorm(sp.Function):  # noqa: N801
         return None
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        # d/da N = sign(a)*(|a|/N)**(p - 1): a ratio in [0, 1], where |a|**(p - 1)/N**(p - 1)
-        # overflows in both.
+        # d/da N = sign(a)*(|a|/N)**(p - 1): a power of a ratio in [0, 1], where
+        # |a|**(p - 1)/N**(p - 1) overflows in both.
         a, b, p = self.args
         if argindex == 1:
-            return sp.sign(a) * pnorm_ratio(a, b, p) ** (p - 1)
+            return sp.sign(a) * pnorm_ratio(a, b, p, p - 1)
         if argindex == 2:
-            return sp.sign(b) * pnorm_ratio(b, a, p) ** (p - 1)
+            return sp.sign(b) * pnorm_ratio(b, a, p, p - 1)
         raise sp.ArgumentIndexError(self, argindex)  # p is a number
 
     def _eval_is_extended_real(self) -> bool | None:
@@ -422,19 +422,25 @@ class pnorm(sp.Function):  # noqa: N801
 
 
 class pnorm_ratio(sp.Function):  # noqa: N801
-    """|a| / pnorm(a, b, p), in [0, 1], with both scaled by the larger magnitude: |a|/N is
-    0/inf where N overflows. Its slopes are ratios again: d/da = sign(a)*r(b, a)**p/N, where
-    1 - r(a, b)**p would cancel; d/db = -sign(b)*r(a, b)*r(b, a)**(p - 1)/N."""
+    """(|a| / pnorm(a, b, p))**q for numbers p and q, the ratio in [0, 1] with both scaled by
+    the larger magnitude (|a|/N is 0/inf where N overflows), and its power taken whole: the
+    ratio flushes to 0 at |a|/N = 1e-60, its square root (the slope of the 1.5-norm) is 1e-30.
+    Its slopes are such powers again: d/da = q*sign(a)*r(a, b)**(q - 1)*r(b, a)**p/N, where
+    1 - r(a, b)**p would cancel; d/db = -q*sign(b)*r(a, b)**q*r(b, a)**(p - 1)/N."""
 
-    nargs = 3
+    nargs = 4
+
+    @classmethod
+    def eval(cls, a: sp.Expr, b: sp.Expr, p: sp.Expr, q: sp.Expr) -> sp.Expr | None:
+        return sp.Integer(1) if q == 0 else None
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        a, b, p = self.args
+        a, b, p, q = self.args
         norm = pnorm(a, b, p)
         if argindex == 1:
-            return sp.sign(a) * pnorm_ratio(b, a, p) ** p / norm
+            return q * sp.sign(a) * pnorm_ratio(a, b, p, q - 1) * pnorm_ratio(b, a, p, p) / norm
         if argindex == 2:
-            return -sp.sign(b) * self * pnorm_ratio(b, a, p) ** (p - 1) / norm
+            return -q * sp.sign(b) * self * pnorm_ratio(b, a, p, p - 1) / norm
         raise sp.ArgumentIndexError(self, argindex)
 
     def _eval_is_extended_real(self) -> bool | None:
@@ -1095,7 +1101,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         hypot_ratio: lambda a, b: a / sp.sqrt(a**2 + b**2),
         hypot_ratio_gap: lambda a, b: (a - b) / sp.sqrt(a**2 + b**2),
         pnorm: lambda a, b, p: (sp.Abs(a) ** p + sp.Abs(b) ** p) ** (1 / p),
-        pnorm_ratio: lambda a, b, p: sp.Abs(a) / (sp.Abs(a) ** p + sp.Abs(b) ** p) ** (1 / p),
+        pnorm_ratio: lambda a, b, p, q: (sp.Abs(a) / (sp.Abs(a) ** p + sp.Abs(b) ** p) ** (1 / p)) ** q,
         logcosh: lambda x: sp.log(sp.cosh(x)),
         sinpi: lambda x: sp.sin(sp.pi * x),
         cospi: lambda x: sp.cos(sp.pi * x),

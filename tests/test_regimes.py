@@ -24,6 +24,8 @@ from generator.primitives import (
     mul_exp,
     mul_pow,
     naive,
+    pnorm,
+    pnorm_ratio,
     polyval,
     sigmoid,
     softplus,
@@ -683,3 +685,33 @@ def test_mul_pow_derivatives_are_the_powers() -> None:
     product = mul_pow(c, b, w)
     for v in (c, b, w):
         assert sp.simplify(naive(sp.diff(product, v)) - sp.diff(c * b**w, v)) == 0, v
+
+
+def test_pnorm_ratio_power_is_finite_where_the_ratio_flushes() -> None:
+    # The 1.5-norm's slope sign(a)*(|a|/N)**0.5: at a = 3e-28, b = 6e37 the ratio is 5e-66,
+    # 0 in float32, and its square root 2.2e-33 is a float; so is the power -0.5 (4.6e32),
+    # the curvature's. Ordinary points beside them, and 0 at a = b = 0.
+    a, b = sp.symbols("a b", real=True)
+    h = sp.Rational(3, 2)
+    points = np.array([[3e-28, -3e-28, 1.5, -4.0, 2e-14, 0.0], [6e37, 6e37, -0.5, 40.0, 2e-14, 0.0]])
+    for q in (h - 1, -sp.Rational(1, 2), h, 2):
+        value = judge.evaluate32(pnorm_ratio(a, b, h, q), (a, b), points)
+        truth = judge.reference(naive(pnorm_ratio(a, b, h, q)), (a, b), points[:, :5])
+        assert (judge.bits_of_error(value[:5], truth) <= 2).all(), (q, value, truth)
+        assert value[5] == 0.0, q
+    norm = judge.evaluate32(pnorm(a, b, 3), (a, b), np.array([[3e38, 2e-14, 3e38], [-3e38, 2e-14, np.inf]]))
+    assert norm[0] == np.inf and norm[2] == np.inf, norm  # the truth, 3.8e38, overflows
+    assert judge.bits_of_error(norm[1:2], judge.reference((2 * sp.Float(2e-14) ** 3) ** sp.Rational(1, 3), (a,), np.array([[1.0]]))) <= 1
+
+
+def test_pnorm_derivatives_are_the_norms() -> None:
+    a, b = sp.symbols("a b", positive=True)
+    h = sp.Rational(3, 2)
+    for p, q in ((3, 2), (h, h - 1), (4, -sp.Rational(1, 2))):
+        forms = {pnorm(a, b, p): (a**p + b**p) ** (sp.Integer(1) / p), pnorm_ratio(a, b, p, q): (a / (a**p + b**p) ** (sp.Integer(1) / p)) ** q}
+        for form, truth in forms.items():
+            for v in (a, b):
+                difference = naive(sp.diff(form, v)) - sp.diff(truth, v)
+                assert sp.simplify(sp.powsimp(difference, force=True)) == 0 or all(
+                    abs(sp.N(difference.subs({a: va, b: vb}), 30)) < 1e-25 for va, vb in ((0.75, 2.5), (3.0, 0.125))
+                ), (form, v)

@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     pass
-    yield 'def _pnorm_ratio(a, b, p):\n    """|a| / (|a|**p + |b|**p)**(1/p), both scaled by the larger magnitude, so that neither the powers nor the norm overflow; 0 at a = b = 0."""\n    a = tf.math.abs(a)\n    b = tf.math.abs(b)\n    big = tf.math.maximum(a, b)\n    positive = big > 0\n    safe = tf.where(positive, big, tf.ones_like(big))\n    a = a / safe\n    total = tf.math.pow(a, p) + tf.math.pow(b / safe, p)\n    return tf.where(positive, a / tf.math.pow(total, 1.0 / p), tf.zeros_like(big))\n'
+    yield 'def _pnorm_ratio(a, b, p, q):\n    """(|a| / (|a|**p + |b|**p)**(1/p))**q: |a| and |b| scaled by the larger magnitude, so that neither the powers nor the norm overflow, and the ratio\'s power as |a|**q / larger**q where the ratio flushes to 0 and |a| does not (the square root of 1e-60 is 1e-30); 0 at a = b = 0."""\n    a = tf.math.abs(a)\n    b = tf.math.abs(b)\n    big = tf.math.maximum(a, b)\n    positive = big > 0\n    safe = tf.where(positive, big, tf.ones_like(big))\n    ratio = a / safe\n    total = tf.math.pow(ratio, p) + tf.math.pow(b / safe, p)\n    split = (ratio == 0) & (a > 0)\n    a_split = tf.where(split, a, safe)\n    lead = tf.where(split, tf.math.pow(a_split, q) / tf.math.pow(safe, q), tf.math.pow(ratio, q))\n    return tf.where(positive, lead / tf.math.pow(total, q / p), tf.zeros_like(big))\n'
 
 blocks = {}
 debug_info = ''
