@@ -780,27 +780,34 @@ def _sqrt_of_sum_of_squares(node: sp.Expr) -> sp.Expr | None:
 
 
 def _magnitude_power(term: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
-    """(c, u, p) for a term c*|u|**p with c > 0 and p > 1 a number: |u|**p, u**p for an even
-    p or a u known to be nonnegative, and the products SymPy writes for real u
-    (|u|**3 is u**2*|u|); else None."""
+    """(c, u, p) for a term c*|u|**p with c > 0 and p > 1 a number; else None. A factor is
+    |b|**e, or b**e for an even e or a b known to be nonnegative; factors of one base add
+    their exponents (SymPy writes |u|**3 as u**2*|u|), and factors of several bases whose
+    exponents have one magnitude p make one leg ((x*y)**6 is x**6*y**6, u = x*y; (x/y)**4,
+    u = x/y)."""
     coeff, rest = term.as_coeff_Mul()
     if not coeff.is_positive:
         return None
-    leg, total = None, sp.Integer(0)
+    powers: dict[sp.Expr, sp.Expr] = {}
     for factor in sp.Mul.make_args(rest):
         base, e = factor.as_base_exp()
-        if not (e.is_number and (e.is_Rational or e.is_Float) and e.is_positive):
+        if not (e.is_number and (e.is_Rational or e.is_Float) and e.is_nonzero):
             return None
         if isinstance(base, sp.Abs):
             base = base.args[0]
         elif not ((e.is_Integer and e.is_even) or base.is_nonnegative):
             return None
-        if leg is not None and base != leg:
-            return None
-        leg, total = base, total + e
-    if leg is None or leg.is_number or not total > 1:
+        powers[base] = powers.get(base, sp.Integer(0)) + e
+    if not powers or any(b.is_number for b in powers):
         return None
-    return coeff, leg, total
+    magnitudes = {abs(e) for e in powers.values()}
+    if len(magnitudes) != 1:
+        return None
+    (p,) = magnitudes
+    if not p > 1:
+        return None
+    leg = sp.Mul(*(b if e > 0 else 1 / b for b, e in powers.items()))
+    return coeff, leg, p
 
 
 def _norm_of_power_sum(total: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
@@ -855,8 +862,8 @@ def _power_sum_norm(node: sp.Expr) -> sp.Expr | None:
         return None
     norm, p, k = found
     power = p * node.exp
-    if power.is_Float and power == int(power):
-        power = sp.Integer(int(power))  # a norm of 1.5-powers to the 1/1.5: N, not N**1.0
+    if power.is_Float and abs(power - round(power)) < 1e-12:
+        power = sp.Integer(round(power))  # a norm of 1.5-powers to the 1/1.5: N, not N**1.0
     return k**node.exp * norm**power
 
 

@@ -978,3 +978,14 @@ def test_fuzzer_trees_that_crashed_generation(load_module, tf):
     fn = load_module("hypot(xlog1py(log_sigmoid(x), asin(x)), abs(hypot(y, y)))", "tree54", ["x", "y"]).tree54
     value = fn(tf.constant([0.5, -0.25]), tf.constant([2.0, -1.0])).numpy()
     assert all(map(math.isfinite, value)), value
+
+
+def test_a_real_only_function_of_a_complex_tail_is_not_an_internal_error(load_module, tf):
+    """log(|exp(x)|**3/2 + |sqrt(x)|**3 + 1) has DiracDelta(sqrt(x)) in its slope, which SymPy
+    refuses to build at x = -y while the far-out regimes look for a tail on that side (found
+    by a fuzz of p-norm shapes: exit 123 with a traceback). Generated, and right at x = 2."""
+    module = load_module("log(0.5*abs(exp(x))**3 + abs(sqrt(x))**3 + 1)")
+    value, first = derivatives(tf, module.f, 2.0, 1)
+    s = 0.5 * math.exp(6.0) + 2.0**1.5 + 1
+    assert value == pytest.approx(math.log(s), rel=1e-12)
+    assert first == pytest.approx((1.5 * math.exp(6.0) + 1.5 * 2.0**0.5) / s, rel=1e-12)

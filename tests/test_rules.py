@@ -1930,6 +1930,15 @@ CASES: tuple[Case, ...] = (
         {x: (1e-8,)},
         label="number",
     ),
+    # A leg of several factors: SymPy writes (x/y)**4 as x**4/y**4, inf/1e-20 at x = 1e20,
+    # y = 1e-5 (truth 1e25) and 0/0 at x = y = 1e-20 (truth 1.19).
+    Case(
+        "pnorm",
+        (x**4 / y**4 + 1) ** sp.Rational(1, 4),
+        pnorm(1, x / y, 4),
+        {x: (1e20, 1e-20), y: (1e-5, 1e-20)},
+        label="product",
+    ),
     Case(
         "sigmoid_difference",
         t * sigmoid(x) - t * sigmoid(-x),
@@ -2325,6 +2334,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("pnorm", sp.sqrt(x**2 + y**2)),
     ("pnorm", sp.sqrt(sp.Abs(x) + sp.Abs(y))),
     ("pnorm", (x**4 + y**4 - 1) ** sp.Rational(1, 4)),
+    # A leg's factors with powers of two magnitudes (x**4*y**2 is not a fourth power).
+    ("pnorm", (x**4 * y**2 + 1) ** sp.Rational(1, 4)),
     ("log_sum_exp", sp.log(sp.exp(x) - sp.exp(y))),
     ("log_sum_exp", sp.log(sp.Rational(3, 10) * sp.exp(x) - sp.Rational(7, 10) * sp.exp(y))),
     ("log1mexp", sp.log(1 + sp.exp(-x))),
