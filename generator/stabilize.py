@@ -1603,9 +1603,7 @@ def _log_of_hypot(node: sp.Expr) -> sp.Expr | None:
     if not (isinstance(node, sp.log) and isinstance(node.args[0], (hypot, pnorm))):
         return None
     norm = node.args[0]
-    a, b, *p = norm.args
-    if isinstance(norm, hypot) and p:
-        return None
+    a, b, *p = norm.args  # pnorm's p
     far = (sp.Abs(a) > LOG_HYPOT_HALVED) | (sp.Abs(b) > LOG_HYPOT_HALVED)
     # ipow(., 1) holds each norm: the rule would take its logs again on the next pass.
     held = sp.log(ipow(norm, 1))
