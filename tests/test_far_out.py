@@ -2143,3 +2143,15 @@ def test_log_of_quartic_sum_where_its_powers_overflow(load_module) -> None:
     fn = load_module("log(x**4 + y**4)", "log_quartic", ["x", "y"]).log_quartic
     points = [(3.4e38, -3.4e38), (1.0e20, 3.0e19), (-2.0e-20, 1.0e-21), (0.5, 1.5)]
     _partials_match(fn, sp.log(x**4 + y**4), [x, y], points, ((), (0,), (1, 1)), rel=1e-6, tiny=1e-38)
+
+
+def test_p_norm_slope_where_its_ratio_flushes(load_module) -> None:
+    # The 1.5-norm's slope sign(x)*(|x|/N)**0.5: at x = 3e-28, y = 6e37 the ratio |x|/N is
+    # 5e-66, 0 in float32, and its square root 2.2e-33 a float (the helper takes the power
+    # as |x|**0.5/|y|**0.5 there); the judge, without it, took sqrt(|x|)/sqrt(N), and the
+    # curvature was NaN at 82 of 400 points.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("(abs(x)**1.5 + abs(y)**1.5)**(1/1.5)", "l15", ["x", "y"]).l15
+    points = [(3.0e-28, 6.0e37), (-3.0e-28, 6.0e37), (2.0e-30, -1.0e10), (1.5, -0.5), (-4.0, 40.0)]
+    truth = (sp.Abs(x) ** sp.Rational(3, 2) + sp.Abs(y) ** sp.Rational(3, 2)) ** sp.Rational(2, 3)
+    _partials_match(fn, truth, [x, y], points, ((0,), (1,), (0, 1)), rel=2e-6, tiny=1e-38)
