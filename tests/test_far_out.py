@@ -2155,3 +2155,13 @@ def test_p_norm_slope_where_its_ratio_flushes(load_module) -> None:
     points = [(3.0e-28, 6.0e37), (-3.0e-28, 6.0e37), (2.0e-30, -1.0e10), (1.5, -0.5), (-4.0, 40.0)]
     truth = (sp.Abs(x) ** sp.Rational(3, 2) + sp.Abs(y) ** sp.Rational(3, 2)) ** sp.Rational(2, 3)
     _partials_match(fn, truth, [x, y], points, ((0,), (1,), (0, 1)), rel=2e-6, tiny=1e-38)
+
+
+def test_log_of_one_plus_squares_where_they_overflow(load_module) -> None:
+    # log(1 + x**2 + y**2), a two-input Cauchy-like penalty: log1p(x**2 + y**2) was inf from
+    # |x| = 1.8e19 (103 of the benchmark's 400 points); 2*log(hypot(y, hypot(1, x))) where a
+    # leg is beyond 1, halved beyond 2**125. Near 0, log1p as before.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("log(1 + x**2 + y**2)", "log_sq", ["x", "y"]).log_sq
+    points = [(1.0e20, 3.0e19), (-3.0e38, 3.0e38), (2.0e-3, -1.0e-4), (1.5, -0.5), (1.0e-20, 3.0)]
+    _partials_match(fn, sp.log(1 + x**2 + y**2), [x, y], points, ((), (0,), (1, 1)), rel=1e-6, tiny=1e-38)

@@ -1939,6 +1939,17 @@ CASES: tuple[Case, ...] = (
         {x: (1e20, 1e-20), y: (1e-5, 1e-20)},
         label="product",
     ),
+    # log(1 + x**2 + y**2), as the log1p rule writes it: inf from |x| = 1.8e19 (truth 92.1 at
+    # x = 1e20, y = 3e19); near the 1, log1p as it was.
+    Case(
+        "log1p_norm",
+        log1p(x**2 + y**2),
+        sp.Piecewise(
+            (2 * sp.log(hypot(y, hypot(1, x))), (sp.Abs(x) > 1) | (sp.Abs(y) > 1)),
+            (log1p(ipow(x**2 + y**2, 1)), True),
+        ),
+        {x: (1e20, -3e25), y: (3e19, 1e-3)},
+    ),
     Case(
         "sigmoid_difference",
         t * sigmoid(x) - t * sigmoid(-x),
@@ -2334,6 +2345,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("pnorm", sp.sqrt(x**2 + y**2)),
     ("pnorm", sp.sqrt(sp.Abs(x) + sp.Abs(y))),
     ("pnorm", (x**4 + y**4 - 1) ** sp.Rational(1, 4)),
+    # One input (its regimes serve far out); powers of two magnitudes.
+    ("log1p_norm", log1p(x**4)),
+    ("log1p_norm", log1p(x**2 + y**4)),
     # A leg's factors with powers of two magnitudes (x**4*y**2 is not a fourth power).
     ("pnorm", (x**4 * y**2 + 1) ** sp.Rational(1, 4)),
     ("log_sum_exp", sp.log(sp.exp(x) - sp.exp(y))),
