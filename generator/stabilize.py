@@ -810,6 +810,33 @@ def _magnitude_power(term: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     return coeff, leg, p
 
 
+def _power_sum_legs(terms: tuple[sp.Expr, ...]) -> tuple[sp.Expr, sp.Expr, list[sp.Expr]] | None:
+    """(p, k, legs) for terms c_1*|a_1|**p, c_2*|a_2|**p, ... of one number p > 1: k the
+    largest coefficient, the legs (c_i/k)**(1/p)*a_i; else None.
+
+    The largest coefficient comes out, so that no leg is larger than its input, nor smaller
+    where that would flush it: the power mean ((|x|**3 + |y|**3)/2)**(1/3) with its 2**(-1/3)
+    in the legs had f' = 0 at x = 1.2e-38, y = 0 (truth 0.79), and f'' NaN. The cost: the
+    norm overflows before its multiple, where both inputs are beyond 2.7e38."""
+    found = [_magnitude_power(t) for t in terms]
+    if None in found or len({p for _, _, p in found}) != 1:
+        return None
+    p = found[0][2]
+    k = max(c for c, _, _ in found)
+    return p, k, [(c / k) ** (1 / p) * u for c, u, _ in found]
+
+
+def _nested_norm(parts: list[sp.Expr], p: sp.Expr) -> sp.Expr:
+    """The p-norm of the parts, nested two at a time in SymPy's sort order: hypot for p = 2."""
+    if p == 2:
+        return _nested_hypot(parts)
+    ordered = sorted(parts, key=sp.default_sort_key)
+    norm = ordered[0]
+    for part in ordered[1:]:
+        norm = pnorm(norm, part, p)
+    return norm
+
+
 def _norm_of_power_sum(total: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     """(N, p, k) for a sum k*(|a|**p + |b|**p + ... + c) with one number p > 1 other than 2
     (hypot's), k > 0 the largest coefficient and c >= 0 a number: N the nested pnorm
@@ -817,29 +844,15 @@ def _norm_of_power_sum(total: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | Non
     if not isinstance(total, sp.Add):
         return None
     number, rest = total.as_coeff_Add()
-    if number.is_negative:
+    found = None if number.is_negative else _power_sum_legs(sp.Add.make_args(rest))
+    if found is None or found[0] == 2:
         return None
-    found = [_magnitude_power(t) for t in sp.Add.make_args(rest)]
-    if None in found or len({p for _, _, p in found}) != 1:
-        return None
-    p = found[0][2]
-    if p == 2:
-        return None
-    # The largest coefficient out, so that no leg is larger than its input, nor smaller where
-    # that would flush it: the power mean ((|x|**3 + |y|**3)/2)**(1/3) with its 2**(-1/3) in
-    # the legs had f' = 0 at x = 1.2e-38, y = 0 (truth 0.79), and f'' NaN. The cost: the
-    # norm overflows before its multiple, where both inputs are beyond 2.7e38.
-    k = max(c for c, _, _ in found)
-    legs = [(c / k) ** (1 / p) * u for c, u, _ in found]
+    p, k, legs = found
     if number:
         legs.append((number / k) ** (1 / p))
     if len(legs) < 2:
         return None
-    ordered = sorted(legs, key=sp.default_sort_key)
-    norm = ordered[0]
-    for leg in ordered[1:]:
-        norm = pnorm(norm, leg, p)
-    return norm, p, k
+    return _nested_norm(legs, p), p, k
 
 
 def _power_sum_norm(node: sp.Expr) -> sp.Expr | None:
@@ -877,18 +890,13 @@ def _log1p_of_power_sum(node: sp.Expr) -> sp.Expr | None:
     if not (isinstance(node, log1p) and isinstance(node.args[0], sp.Add)) or len(node.free_symbols) < 2:
         return None
     total = node.args[0]
-    found = [_magnitude_power(t) for t in total.args]
-    if None in found or len({p for _, _, p in found}) != 1:
+    found = _power_sum_legs(total.args)
+    if found is None:
         return None
-    p = found[0][2]
-    k = max(c for c, _, _ in found)
+    p, k, legs = found
     one = (1 / k) ** (1 / p)
-    legs = sorted([(c / k) ** (1 / p) * u for c, u, _ in found], key=sp.default_sort_key)
-    norm = one
-    for leg in legs:
-        norm = hypot(*sorted((norm, leg), key=sp.default_sort_key)) if p == 2 else pnorm(norm, leg, p)
-    far = sp.Or(*(sp.Abs(leg) > one for leg in legs))
-    return sp.Piecewise((p * sp.log(norm) + sp.log(k), far), (log1p(ipow(total, 1)), True))
+    far = sp.Or(*(sp.Abs(leg) > one for leg in sorted(legs, key=sp.default_sort_key)))
+    return sp.Piecewise((p * sp.log(_nested_norm([one, *legs], p)) + sp.log(k), far), (log1p(ipow(total, 1)), True))
 
 
 def _root_with_unsigned_term(node: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr | None] | None:
