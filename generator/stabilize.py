@@ -2685,7 +2685,9 @@ def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
     then at least 80; or both softplus are below exp(-80) and accurate to the last bit
     relative. Likewise logaddexp(a, c) - logaddexp(b, c) = log1p(expm1(a - b)*sigmoid(b - c))
     for a shared c (softplus(u) is logaddexp(u, 0)): logaddexp(x, y) - logaddexp(0, y) was
-    0 at x = y = -7.5e-9, the truth -3.8e-9."""
+    0 at x = y = -7.5e-9, the truth -3.8e-9. From |a - b| = 2 on, the difference: its terms
+    cancel by at most a factor of 1.7 there, while expm1 of the rounded a - b is off by as
+    many bits as a - b has above 1 (softplus(-69.7) - softplus(9.2e-7) was 10 ulps off)."""
     found = _pair_of_opposites(node, lambda f: isinstance(f, (softplus, logaddexp)))
     if found is None:
         return None
@@ -2698,8 +2700,7 @@ def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
     else:
         return None
     d = sp.expand(a - b)
-    # The sigmoid of the smaller argument above -80, where it would flush to 0 in float32
-    # while its product with expm1 need not (softplus(-10) - softplus(-89) is 4.5e-5).
+    # The sigmoid of the smaller argument above -87, where it is a normal float32.
     lower, upper = sp.expand(b - p), sp.expand(a - p)
     # Elsewhere, where c is below both, a - b with the reflections: both terms are about a
     # and b, which round (softplus(x - y) - softplus(-y) at x = -88, y = -3e9 was 0, the truth
@@ -2710,8 +2711,8 @@ def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
         (softplus(upper) - softplus(lower), True),
     ]
     return rest + c * sp.Piecewise(
-        (log1p(expm1(d) * sigmoid(lower)), (d >= 0) & (d < 80) & (lower > -80)),
-        (-log1p(expm1(-d) * sigmoid(upper)), (d < 0) & (d > -80) & (upper > -80)),
+        (log1p(expm1(d) * sigmoid(lower)), (d >= 0) & (d < 2) & (lower > -87)),
+        (-log1p(expm1(-d) * sigmoid(upper)), (d < 0) & (d > -2) & (upper > -87)),
         *far,
     )
 
@@ -2891,10 +2892,13 @@ def _power_parts(e: sp.Expr, power: sp.Pow) -> tuple[sp.Expr, sp.Expr] | None:
 def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
     """sigmoid(a) - sigmoid(b) = -expm1(b - a)*sigmoid(a)*sigmoid(-b): the difference cancels
     where a is near b (an ordinal model's class probability sigmoid(t1 - u) - sigmoid(t0 - u);
-    its log at a = 1.2e-13, b = 0 was log(0)); the product does not. Where expm1 would
-    overflow (b - a >= 80) or a factor flush (a <= -80, b >= 80), the difference, reflected
-    where both sigmoids are near 1 (sigmoid(-b) - sigmoid(-a) for a + b > 0: sigmoid(1e36) -
-    sigmoid(30) is 1 - 1 = 0, truth 9.4e-14)."""
+    its log at a = 1.2e-13, b = 0 was log(0)); the product does not. From b - a = 2 on, the
+    difference: its terms cancel by at most a factor (1 + e**-2)/(1 - e**-2) = 1.3 there,
+    while expm1 of the rounded b - a is off by as many bits as b - a has above 1
+    (sigmoid(40.9) - sigmoid(-28.8) came out 0.9999979, 22 ulps from 1). Likewise where a
+    factor nears float32's flush (a <= -87, b >= 87). The difference is reflected where both
+    sigmoids are near 1 (sigmoid(-b) - sigmoid(-a) for a + b > 0: sigmoid(1e36) - sigmoid(30)
+    is 1 - 1 = 0, truth 9.4e-14)."""
     found = _pair_of_opposites(node, lambda f: isinstance(f, sigmoid))
     if found is None:
         return None
@@ -2902,7 +2906,7 @@ def _sigmoid_gap(node: sp.Expr) -> sp.Expr | None:
     a, b = plus.args[0], minus.args[0]
     d = sp.expand(b - a)
     return rest + c * sp.Piecewise(
-        (-expm1(d) * sigmoid(a) * sigmoid(-b), (d < 80) & (a > -80) & (b < 80)),
+        (-expm1(d) * sigmoid(a) * sigmoid(-b), (d < 2) & (a > -87) & (b < 87)),
         (sigmoid(-b) - sigmoid(-a), a + b > 0),
         (plus - minus, True),
     )

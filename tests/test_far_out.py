@@ -1246,6 +1246,25 @@ def test_softplus_difference_where_both_terms_round_alike(load_module) -> None:
     _check(fn, truth, [x, y], [(-88.0, -3.34e9), (100.0, -1e20), (0.5, 2.0)])
 
 
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("1/(1 + exp(-x)) - 1/(1 + exp(-y))", "sigmoid_gap"),
+        ("log(1 + exp(x)) - log(1 + exp(y))", "softplus_gap"),
+    ],
+)
+def test_differences_of_logistic_terms_far_apart(load_module, text, name) -> None:
+    # The gaps are written with expm1(x - y) where x is near y. Far apart, x - y rounds, and
+    # expm1 of it was off by as many bits as x - y has above 1: sigmoid(40.9) -
+    # sigmoid(-28.8) came out 0.9999979 (22 ulps from 1), softplus(-69.7) - softplus(9.2e-7)
+    # 10 ulps off.
+    x, y = sp.symbols("x y", real=True)
+    fn = getattr(load_module(text, name, ["x", "y"]), name)
+    truth = sp.sympify(text, locals={"x": x, "y": y})  # the test's own text, not user input
+    points = [(40.909092, -28.787878), (74.242424, 0.0011237828), (-69.69697, 9.2492024e-07), (3.0, 1.0), (1e-3, 2e-3)]
+    _check(fn, truth, [x, y], [tuple(float(np.float32(c)) for c in p) for p in points])
+
+
 def test_inverse_hyperbolic_sine_minus_its_log(load_module) -> None:
     # asinh(x) - log(2*x) = 1/(4*x**2) - 3/(32*x**4) + ... : the two logs cancel (13 bits
     # lost at x = 40); its algebraic tail from x = 8 on.

@@ -1154,10 +1154,10 @@ CASES: tuple[Case, ...] = (
         "softplus_difference",
         softplus(x) - softplus(y),
         -sp.Piecewise(
-            (log1p(expm1(y - x) * sigmoid(x)), (y - x >= 0) & (y - x < 80) & (x > -80)),
+            (log1p(expm1(y - x) * sigmoid(x)), (y - x >= 0) & (y - x < 2) & (x > -87)),
             (
                 -log1p(expm1(x - y) * sigmoid(y)),
-                (y - x < 0) & (y - x > -80) & (y > -80),
+                (y - x < 0) & (y - x > -2) & (y > -87),
             ),
             (y - x + softplus(-y) - softplus(-x), (y > 0) & (x > 0)),
             (softplus(y) - softplus(x), True),
@@ -1170,8 +1170,8 @@ CASES: tuple[Case, ...] = (
         "softplus_difference",
         softplus(x - y) - softplus(-y),
         -sp.Piecewise(
-            (log1p(expm1(-x) * sigmoid(x - y)), (-x >= 0) & (-x < 80) & (x - y > -80)),
-            (-log1p(expm1(x) * sigmoid(-y)), (-x < 0) & (-x > -80) & (-y > -80)),
+            (log1p(expm1(-x) * sigmoid(x - y)), (-x >= 0) & (-x < 2) & (x - y > -87)),
+            (-log1p(expm1(x) * sigmoid(-y)), (-x < 0) & (-x > -2) & (-y > -87)),
             (-x + softplus(y) - softplus(y - x), (-y > 0) & (x - y > 0)),
             (softplus(-y) - softplus(x - y), True),
         ),
@@ -1184,8 +1184,8 @@ CASES: tuple[Case, ...] = (
         "softplus_difference",
         logaddexp(x, y) - logaddexp(0, y),
         -sp.Piecewise(
-            (log1p(expm1(-x) * sigmoid(x - y)), (-x >= 0) & (-x < 80) & (x - y > -80)),
-            (-log1p(expm1(x) * sigmoid(-y)), (-x < 0) & (-x > -80) & (-y > -80)),
+            (log1p(expm1(-x) * sigmoid(x - y)), (-x >= 0) & (-x < 2) & (x - y > -87)),
+            (-log1p(expm1(x) * sigmoid(-y)), (-x < 0) & (-x > -2) & (-y > -87)),
             (-x + softplus(y) - softplus(y - x), (-y > 0) & (x - y > 0)),
             (softplus(-y) - softplus(x - y), True),
         ),
@@ -1304,7 +1304,7 @@ CASES: tuple[Case, ...] = (
         -sp.Piecewise(
             (
                 -expm1(x - y) * sigmoid(y) * sigmoid(-x),
-                (x - y < 80) & (y > -80) & (x < 80),
+                (x - y < 2) & (y > -87) & (x < 87),
             ),
             (sigmoid(-x) - sigmoid(-y), x + y > 0),
             (sigmoid(y) - sigmoid(x), True),
@@ -1542,7 +1542,7 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise(
             (
                 -expm1(-1) * sigmoid(x) * sigmoid(1 - x),
-                (x > -80) & (x < 81),
+                (x > -87) & (x < 88),
             ),
             (sigmoid(x) - sigmoid(x - 1), x < sp.Rational(1, 2)),
             (sigmoid(1 - x) - sigmoid(-x), True),
@@ -1550,7 +1550,7 @@ CASES: tuple[Case, ...] = (
         * sp.Piecewise(
             (
                 -expm1(2 * x - 1) * sigmoid(-x) * sigmoid(1 - x),
-                (2 * x - 1 < 80) & (x < 80) & (x - 1 < 80),
+                (2 * x - 1 < 2) & (x < 87) & (x - 1 < 87),
             ),
             (sigmoid(-x) - sigmoid(x - 1), True),
         ),
