@@ -1265,6 +1265,18 @@ def test_differences_of_logistic_terms_far_apart(load_module, text, name) -> Non
     _check(fn, truth, [x, y], [tuple(float(np.float32(c)) for c in p) for p in points])
 
 
+def test_logistic_log_density_slope_near_its_mode(load_module) -> None:
+    # The slope in x of the logistic distribution's log-density is (2*sigmoid(u) - 1)/s,
+    # u = (m - x)/s: sigmoid(u) rounds to 1/2 near the mode, and the slope was 0 at
+    # x = -4.8e-19, m = 5.8e-16, s = 2e-4 (truth 7.6e-9); tanh(u/2)/s keeps it.
+    x, m, s = sp.symbols("x m s", real=True)
+    text = "-(x - m)/s - 2*log(1 + exp(-(x - m)/s)) - log(s)"
+    fn = load_module(text, "logistic_logpdf", ["x", "m", "s"]).logistic_logpdf
+    truth = -(x - m) / s - 2 * sp.log(1 + sp.exp(-(x - m) / s)) - sp.log(s)
+    points = [(-4.750875e-19, 5.80217e-16, 0.00019506711), (2.4676676e-31, -9.2492024e-07, 18.181818), (1.5, 0.5, 2.0)]
+    _check(fn, truth, [x, m, s], [tuple(float(np.float32(c)) for c in p) for p in points], order=1)
+
+
 def test_inverse_hyperbolic_sine_minus_its_log(load_module) -> None:
     # asinh(x) - log(2*x) = 1/(4*x**2) - 3/(32*x**4) + ... : the two logs cancel (13 bits
     # lost at x = 40); its algebraic tail from x = 8 on.

@@ -1957,6 +1957,15 @@ CASES: tuple[Case, ...] = (
         {t: (3.0,), x: (1e-8,)},
         label="symbol",
     ),
+    # The logistic log-density's slope (2*sigmoid(u) - 1)/s: sigmoid(1e-8) rounds to 1/2,
+    # and the difference is 0; the truth is 5e-9/y.
+    Case(
+        "sigmoid_difference",
+        2 * sigmoid(x) / y - 1 / y,
+        sp.tanh(x / 2) / y,
+        {x: (1e-8, -2e-7), y: (2.0, 1e-3)},
+        label="half",
+    ),
     # tanh(10) rounds to 1: 1 - tanh**2 = 0; the truth is 8.2e-9.
     Case("sech_squared", 1 - sp.tanh(x) ** 2, sp.cosh(x) ** -2, {x: (10.0, -10.0)}),
     # The other sign and a coefficient, as in 1/tanh(x)'s slope: at x = 5, tanh(x)**2 - 1 is
@@ -2446,6 +2455,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # 1 - tanh**2 is sech_squared's, not a 1 - tanh.
     ("one_plus_tanh", 1 - sp.tanh(x) ** 2),
     ("sigmoid_difference", sigmoid(x) + sigmoid(-y)),  # not one argument and its negative
+    ("sigmoid_difference", 2 * sigmoid(x) - 2),  # not half the coefficient
     ("sech_squared", 1 - sp.tanh(x) ** 3),
     # sinh**2/cosh grows like cosh: no tanh form keeps it finite. Different arguments do not cancel.
     ("tanh_over_cosh", sp.sinh(x) ** 2 / sp.cosh(x)),
