@@ -340,6 +340,50 @@ def _lgamma_diff(y: np.ndarray, x: np.ndarray) -> np.ndarray:
         return np.where(stirling, value, lgamma_y - lgamma_z).astype(y.dtype)
 
 
+def _lgamma_kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """As the printed helper _lgamma_kernel: from Stirling's series where a >= 10 and x > 0,
+    as written elsewhere; in the dtype."""
+    a, x = _floats(a, x)
+    t = a.dtype.type
+    with np.errstate(all="ignore"):
+        big = (a >= 10) & (x > 0)
+        ab = np.where(big, a, t(10))
+        xb = np.where(big, x, ab)
+        d = (xb - ab) / ab
+        log_x, log_a = _np.log(xb), _np.log(ab)
+        lower = d < t(-0.5)
+        ratio = xb / ab
+        log_ratio = np.where(ratio > t(1e-30), _np.log(np.where(ratio > t(1e-30), ratio, t(1))), log_x - log_a)
+        less_first_order = np.where(lower, log_ratio - d, _log1pmx(np.where(lower, t(0), d)))
+        stirling = ab * less_first_order - log_x + t(0.5) * log_a - t(0.9189385332046728) - _lgamma_correction(ab)
+        a_plain, x_plain = np.where(big, t(1), a), np.where(big, t(1), x)
+        plain = _xlogy(a_plain - t(1), x_plain) - x_plain - _like(_lgamma)(a_plain)
+        return np.where(big, stirling, plain).astype(a.dtype)
+
+
+def _log_digamma_gap(x: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """As the printed helper _log_digamma_gap: log(x/a) + (log(a) - digamma(a)) where a >= 10,
+    the latter from its asymptotic series; log(x) - digamma(a) elsewhere."""
+    x, a = _floats(x, a)
+    t = a.dtype.type
+    with np.errstate(all="ignore"):
+        big = a >= 10
+        ab = np.where(big, a, t(10))
+        xb = np.where(big, x, ab)
+        r2 = np.square(t(1) / ab)
+        series = np.zeros_like(ab)
+        for k in reversed(range(1, _stirling_terms(ab) + 1)):
+            series = series * r2 + t(_BERNOULLI[k - 1] / (2 * k))
+        d = (xb - ab) / ab
+        near = np.abs(d) <= t(0.5)
+        ratio = xb / ab
+        normal = ratio > t(1e-30)
+        far = np.where(normal, _np.log(np.where(normal, ratio, t(1))), _np.log(xb) - _np.log(ab))
+        log_ratio = np.where(near, _np.log1p(np.where(near, d, t(0))), far)
+        plain = _np.log(x) - _polygamma(0, np.where(big, t(1), a))
+        return np.where(big, log_ratio + (t(0.5) / ab + series * r2), plain).astype(a.dtype)
+
+
 def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """As the printed helper _lbeta: Stirling's series where the larger argument and the sum
     are >= 10, the three lgamma elsewhere; in the dtype."""
@@ -721,6 +765,8 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "polygamma": _flushed(_polygamma),
     "lbeta": _flushed(_lbeta),
     "lgamma_diff": _flushed(_lgamma_diff),
+    "lgamma_kernel": _flushed(_lgamma_kernel),
+    "log_digamma_gap": _flushed(_log_digamma_gap),
     "polygamma_diff": _flushed(_polygamma_diff),
     "ipow": _power,
     "flushed_power": _flushed(_power),
@@ -1933,6 +1979,10 @@ OP_COST: dict[str, float] = {
     "log1mexp": 5.0,
     # A quotient, 12 multiply-adds and three wheres (float32); log1p on the far side.
     "log1pmx": 12.0,
+    # log1pmx, two logs, Stirling's 4 terms, and lgamma and xlogy on the other side of a where.
+    "lgamma_kernel": 24.0,
+    # log1p, 4 terms of a series, and log and digamma on the other side of a where.
+    "log_digamma_gap": 10.0,
     # A square, 11 multiply-adds and two wheres (float32); expm1 on the far side.
     "expm1mx": 11.0,
     "logcosh": 6.0,

@@ -101,6 +101,8 @@ HELPERS: dict[type, str] = {
     prim.mills_curvature: "_mills_curvature",
     prim.lbeta: "_lbeta",
     prim.lgamma_diff: "_lgamma_diff",
+    prim.lgamma_kernel: "_lgamma_kernel",
+    prim.log_digamma_gap: "_log_digamma_gap",
 }
 
 _MILLS_FAMILY = ("_mills", "_mills_gap", "_mills_gap_slope", "_mills_curvature", "_mills_parts")
@@ -124,6 +126,8 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_log1pmx": ("_polyval",),
     "_expm1mx": ("_polyval",),
     "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
+    "_lgamma_kernel": ("_log1pmx", "_polyval", "_lgamma_correction", "_bernoulli"),
+    "_log_digamma_gap": ("_digamma", "_cot_pi", "_bernoulli"),
     # And _digamma or _polygamma, by n (the printer adds the one it calls).
     "_polygamma_diff": ("_power_sums", "_bernoulli", "_cot_pi", "_cot_slope"),
 }

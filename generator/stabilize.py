@@ -41,7 +41,9 @@ from generator.primitives import (
     lbeta,
     lgamma,
     lgamma_diff,
+    lgamma_kernel,
     lift,
+    log_digamma_gap,
     log1mexp,
     log1p,
     log1pmx,
@@ -1539,6 +1541,79 @@ def _lgamma_sums(node: sp.Expr) -> sp.Expr | None:
     return sp.Add(*(t for t in node.args if t not in used), *made)
 
 
+def _gamma_log_density(node: sp.Expr) -> sp.Expr | None:
+    """In a sum, c*((a - 1)*log(u) - u - lgamma(a)) = c*lgamma_kernel(a, u) for a >= 10, c a
+    number: the log of a gamma density, and a Poisson log-pmf k*log(l) - l - lgamma(k + 1).
+    Near the mode u = a the terms, each about a*log(a), cancel to about -log(2*pi*a)/2: at
+    k = l = 1e4 the log-pmf -5.52 came out 11 bits off in float32, at k = l = 1e6 as -5 or
+    +3. Below 10 the terms are small, and the sum stays as it was (where lgamma(1 + k) keeps
+    its own rules), but for 0 < a < 1/2, where -log(u) - lgamma(a) cancel near u = a (at
+    a = u = 1e-3, 10 bits lost): -log(u/a) + lgamma_diff(1, a) there."""
+    if not isinstance(node, sp.Add) or not node.has(lgamma) or not node.has(sp.log):
+        return None
+    terms = list(node.args)
+    for g in sorted(node.atoms(lgamma), key=sp.default_sort_key):
+        a = g.args[0]
+        gammas = [t for t in terms if t.as_coeff_Mul()[1] == g]
+        if len(gammas) != 1 or not gammas[0].as_coeff_Mul()[0].is_number:
+            continue
+        c = -gammas[0].as_coeff_Mul()[0]
+        for log_u in sorted(node.atoms(sp.log), key=sp.default_sort_key):
+            u = log_u.args[0]
+            # The terms linear in log(u), whose coefficients add up to c*(a - 1), and those of -c*u.
+            logs = [t for t in terms if t.as_independent(log_u, as_Add=False)[1] == log_u]
+            linear = list(sp.Add.make_args(sp.expand(-c * u)))
+            if not logs or not all(t in terms for t in linear) or any(t in logs for t in linear):
+                continue
+            weight = sp.Add(*(t.as_independent(log_u, as_Add=False)[0] for t in logs))
+            if sp.expand(weight - c * (a - 1)) != 0:
+                continue
+            used = {*logs, *linear, gammas[0]}
+            rest = sp.Add(*(t for t in terms if t not in used))
+            if rest.has(log_u) or rest.has(g):
+                continue
+            kept = sp.Add(*logs, *linear, gammas[0])
+            shift, b = a.as_coeff_Add()
+            if shift == 1 and b.free_symbols:
+                # The Poisson's lgamma(1 + k): as written, for lgamma_near_its_zeros.
+                return rest + sp.Piecewise((c * lgamma_kernel(a, u), a >= 10), (kept, True))
+            # Near a = 0, -log(u) - lgamma(a) cancel (both about -log(a) at u = a):
+            # -log(u/a) - lgamma(1 + a), the latter as lgamma_diff(1, a).
+            near_pole = c * (a * sp.log(u) - u - sp.log(u / a) + lgamma_diff(1, a))
+            return rest + sp.Piecewise(
+                (c * lgamma_kernel(a, u), a >= 10), (near_pole, (a > 0) & (a < sp.Rational(1, 2))), (kept, True)
+            )
+    return None
+
+
+def _log_digamma(node: sp.Expr) -> sp.Expr | None:
+    """c*log(u) - c*digamma(a) = c*log_digamma_gap(u, a) for a >= 10: the slope of a gamma
+    log-density in its shape, and of a Poisson log-pmf in its count, log(l) - digamma(k + 1),
+    which cancel near the mode (at k = l = 1e4 the slope is 5e-5, and log(1e4) has an ulp of
+    1e-6 in float32). Below 10, as written. For a = b + 1 or b + 2 (the Poisson's k + 1),
+    by digamma(b + 1) = digamma(b) + 1/b at b: k + 1 rounds to k from 1.7e7 on, and the
+    slope at k = l = 3.9e8, -1.3e-9, came out +1.3e-9."""
+    if not isinstance(node, sp.Add) or not node.has(sp.polygamma):
+        return None
+    terms = list(node.args)
+    for term in terms:
+        c, f = term.as_coeff_Mul()
+        if not (isinstance(f, sp.polygamma) and f.args[0] == 0):
+            continue
+        a = f.args[1]
+        for other in terms:
+            k, log_u = other.as_coeff_Mul()
+            if isinstance(log_u, sp.log) and k == -c:
+                rest = sp.Add(*(t for t in terms if t is not term and t is not other))
+                u = log_u.args[0]
+                shift, b = a.as_coeff_Add()
+                if not (shift in (1, 2) and b.free_symbols):
+                    shift, b = sp.Integer(0), a
+                steps = sp.Add(*(1 / (b + j) for j in range(int(shift))))
+                return rest + sp.Piecewise((k * (log_digamma_gap(u, b) - steps), b >= 10), (other + term, True))
+    return None
+
+
 def _lgamma_near_its_zeros(node: sp.Expr) -> sp.Expr | None:
     """In a sum, lgamma(c + u) = -lgamma_diff(c, u) for c = 1 or 2, where lgamma is 0: c + u
     rounds, and lgamma of the rounded sum loses u near 0 (lgamma(1 + x) is -0.577*x; 0 in
@@ -1765,6 +1840,16 @@ RULES: tuple[Rule, ...] = (
     # rounded for y < -2**24 at x < 0, which TF's own gradient of pow, y*x**(y - 1), shares.
     # The cost: x**(y - 2) overflows at x = y = 2e-37, where y*x**y/x*(y - 1)/x does not.
     Rule("power_over_base", "y*x**y/x is 0/0 = nan at x = 0 and inf/x where x**y overflows; y*x**(y - 1) is not", _power_over_base),
+    Rule(
+        "gamma_log_density",
+        "(a - 1)*log(u) - u - lgamma(a) cancels near u = a for large a; a*log1pmx((u - a)/a) - log(u) + log(a)/2 - log(2*pi)/2 - C(a) does not",
+        _gamma_log_density,
+    ),
+    Rule(
+        "log_digamma",
+        "log(u) - digamma(a) cancels near u = a for large a; log1p((u - a)/a) + (log(a) - digamma(a)) from its series does not",
+        _log_digamma,
+    ),
     Rule("xlogy", "x*log(x) is 0*inf = nan at 0; xlogy is 0", _x_log_x),
     Rule("xlog1py", "(1 + v)*log1p(v) is 0*inf = nan at v = -1; xlog1py is 0", _x_log1p_x),
     Rule("hypot", "squares overflow above 1.8e19; hypot scales first", _sqrt_of_sum_of_squares),

@@ -1277,6 +1277,21 @@ def test_logistic_log_density_slope_near_its_mode(load_module) -> None:
     _check(fn, truth, [x, m, s], [tuple(float(np.float32(c)) for c in p) for p in points], order=1)
 
 
+def test_poisson_and_gamma_log_densities_near_their_modes(load_module) -> None:
+    # k*log(l) - l - lgamma(k + 1): at k = l = 1e6 the terms are 1.3e7 and cancel to -7.8
+    # (in float32 it came out -5 or +3), its slope in k log(l) - digamma(k + 1) cancels to
+    # -5e-7, and at k = 3e8, k + 1 rounds to k. The gamma log-density in its shape a near
+    # a = x = 1e-7, where -log(x) and -lgamma(a) cancel.
+    k, l, a, x = sp.symbols("k l a x", positive=True)
+    fn = load_module("k*log(l) - l - lgamma(k + 1)", "poisson", ["k", "l"]).poisson
+    truth = k * sp.log(l) - l - sp.loggamma(k + 1)
+    _check(fn, truth, [k, l], [(1e4, 1e4), (1e6, 1e6), (3e8, 3e8), (3e8, 1e5), (2.5, 0.5)], order=1)
+    fn = load_module("(a - 1)*log(x) - x - lgamma(a)", "gamma_kernel", ["a", "x"]).gamma_kernel
+    truth = (a - 1) * sp.log(x) - x - sp.loggamma(a)
+    points = [(3e6, 3e6), (1e10, 1e-30), (float(np.float32(1e-7)), float(np.float32(1e-7))), (4.0, 5.0)]
+    _check(fn, truth, [a, x], points, order=1)
+
+
 def test_inverse_hyperbolic_sine_minus_its_log(load_module) -> None:
     # asinh(x) - log(2*x) = 1/(4*x**2) - 3/(32*x**4) + ... : the two logs cancel (13 bits
     # lost at x = 40); its algebraic tail from x = 8 on.

@@ -21,6 +21,9 @@ from generator.primitives import (
     by_dtype,
     clip,
     exp_finite,
+    lgamma,
+    lgamma_kernel,
+    log_digamma_gap,
     mul_exp,
     mul_pow,
     naive,
@@ -715,3 +718,30 @@ def test_pnorm_derivatives_are_the_norms() -> None:
                 assert sp.simplify(sp.powsimp(difference, force=True)) == 0 or all(
                     abs(sp.N(difference.subs({a: va, b: vb}), 30)) < 1e-25 for va, vb in ((0.75, 2.5), (3.0, 0.125))
                 ), (form, v)
+
+
+def test_gamma_kernel_and_its_slope_across_the_range() -> None:
+    # The judge's stand-ins (as the printed helpers): within 3 bits of the truth near the mode
+    # (where the textbook forms cancel), far from it on either side (x/a flushes at x = 1e-30,
+    # a = 1e10, and (x - a)/a rounds to -1), and below a = 10, where they are the textbook forms.
+    a, x = sp.symbols("a x", positive=True)
+    points = np.array(
+        [
+            [1e4, 3e8, 3e8, 1e10, 1e10, 25.0, 5.0, 0.5, 1e30],
+            [1e4, 3e8 + 2**10, 1e5, 1e-30, 3e12, 26.0, 4.0, 0.7, 3e30],
+        ]
+    )
+    for form in (lgamma_kernel(a, x), log_digamma_gap(x, a)):
+        swapped = points if isinstance(form, lgamma_kernel) else points[::-1]
+        symbols = (a, x) if isinstance(form, lgamma_kernel) else (x, a)
+        value = judge.evaluate32(form, symbols, swapped)
+        truth = judge.reference(naive(form), symbols, swapped)
+        assert (judge.bits_of_error(value, truth) <= 3).all(), (form, value, truth)
+
+
+def test_gamma_kernel_derivatives_are_its_textbook_forms() -> None:
+    a, x = sp.symbols("a x", positive=True)
+    forms = {lgamma_kernel(a, x): (a - 1) * sp.log(x) - x - lgamma(a), log_digamma_gap(x, a): sp.log(x) - sp.polygamma(0, a)}
+    for form, truth in forms.items():
+        for v in (a, x):
+            assert sp.simplify(naive(sp.diff(form, v)) - sp.diff(truth, v)) == 0, (form, v)

@@ -39,6 +39,8 @@ from generator.primitives import (
     lbeta,
     lgamma,
     lgamma_diff,
+    lgamma_kernel,
+    log_digamma_gap,
     log1mexp,
     log1p,
     log1pmx,
@@ -2244,6 +2246,45 @@ CASES: tuple[Case, ...] = (
         _near_one(1 / x, sp.log((x + 1) / x)),
         {x: (1.7e6, 3.3e6)},
     ),
+    # A Poisson log-pmf near its mode: at x = y = 1e6 its terms are 1.3e7 and cancel to -7.8;
+    # at 3e7, k + 1 rounds as well.
+    Case(
+        "gamma_log_density",
+        x * sp.log(y) - y - lgamma(x + 1),
+        sp.Piecewise((lgamma_kernel(x + 1, y), x + 1 >= 10), (x * sp.log(y) - y - lgamma(x + 1), True)),
+        {x: (1e6, 3e7), y: (1e6, 3e7)},
+        label="poisson",
+    ),
+    # A gamma log-density in its shape y: at x = y = 3e6 the terms are 4.5e7 and cancel to
+    # -8.4; at x = y = 1e-7, -log(x) and -lgamma(y) are 16.1 and cancel to -1.6e-6.
+    Case(
+        "gamma_log_density",
+        (y - 1) * sp.log(x) - x - lgamma(y),
+        sp.Piecewise(
+            (lgamma_kernel(y, x), y >= 10),
+            (y * sp.log(x) - x - sp.log(x / y) + lgamma_diff(1, y), (y > 0) & (y < sp.Rational(1, 2))),
+            ((y - 1) * sp.log(x) - x - lgamma(y), True),
+        ),
+        {x: (3e6, 1e-7), y: (3e6, 1e-7)},
+        label="shape",
+    ),
+    # Its slope in the shape: log(x) - digamma(y) is -5e-8 at x = y = 1e7, where log(x) has
+    # an ulp of 1e-6.
+    Case(
+        "log_digamma",
+        sp.log(x) - sp.polygamma(0, y),
+        sp.Piecewise((log_digamma_gap(x, y), y >= 10), (sp.log(x) - sp.polygamma(0, y), True)),
+        {x: (1e7, 3e5), y: (1e7, 3e5)},
+    ),
+    # The Poisson's slope in k: y + 1 rounds to y at 3e8, and the slope -1.7e-9 came out
+    # +1.7e-9 through log_digamma_gap(x, y + 1); digamma(y + 1) = digamma(y) + 1/y.
+    Case(
+        "log_digamma",
+        sp.log(x) - sp.polygamma(0, y + 1),
+        sp.Piecewise((log_digamma_gap(x, y) - 1 / y, y >= 10), (sp.log(x) - sp.polygamma(0, y + 1), True)),
+        {x: (3e8, 1e7), y: (3e8, 1e7)},
+        label="shifted",
+    ),
     # A log beta function: at x = 3e9, y = 0.75 the three lgamma are 6.3e10 and cancel to
     # -16.2 (0.2 in float32); at 1e20 the sum is inf - inf.
     Case(
@@ -2456,6 +2497,11 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("one_plus_tanh", 1 - sp.tanh(x) ** 2),
     ("sigmoid_difference", sigmoid(x) + sigmoid(-y)),  # not one argument and its negative
     ("sigmoid_difference", 2 * sigmoid(x) - 2),  # not half the coefficient
+    ("gamma_log_density", x * sp.log(y) - 2 * y - lgamma(x + 1)),  # not -u
+    ("gamma_log_density", x * sp.log(y) - y - lgamma(x)),  # not (a - 1)*log(u)
+    ("gamma_log_density", x * sp.log(y) - y + lgamma(x + 1)),  # the density's inverse
+    ("log_digamma", 2 * sp.log(x) - sp.polygamma(0, y)),
+    ("log_digamma", sp.log(x) - sp.polygamma(1, y)),
     ("sech_squared", 1 - sp.tanh(x) ** 3),
     # sinh**2/cosh grows like cosh: no tanh form keeps it finite. Different arguments do not cancel.
     ("tanh_over_cosh", sp.sinh(x) ** 2 / sp.cosh(x)),
