@@ -341,47 +341,43 @@ def _lgamma_diff(y: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _lgamma_kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """As the printed helper _lgamma_kernel: from Stirling's series where a >= 10 and x > 0,
-    as written elsewhere; in the dtype."""
+    """As the printed helper _lgamma_kernel: from Stirling's series for a >= 10 (a held at 10
+    below), (a - 1)*log(x) at x <= 0; in the dtype."""
     a, x = _floats(a, x)
     t = a.dtype.type
     with np.errstate(all="ignore"):
-        big = (a >= 10) & (x > 0)
-        ab = np.where(big, a, t(10))
-        xb = np.where(big, x, ab)
-        d = (xb - ab) / ab
-        log_x, log_a = _np.log(xb), _np.log(ab)
+        a = np.where(a >= 10, a, t(10))
+        positive = x > 0
+        xb = np.where(positive, x, a)
+        d = (xb - a) / a
+        log_x, log_a = _np.log(xb), _np.log(a)
+        ratio = xb / a
+        normal = ratio > t(1e-30)
+        log_ratio = np.where(normal, _np.log(np.where(normal, ratio, t(1))), log_x - log_a)
         lower = d < t(-0.5)
-        ratio = xb / ab
-        log_ratio = np.where(ratio > t(1e-30), _np.log(np.where(ratio > t(1e-30), ratio, t(1))), log_x - log_a)
         less_first_order = np.where(lower, log_ratio - d, _log1pmx(np.where(lower, t(0), d)))
-        stirling = ab * less_first_order - log_x + t(0.5) * log_a - t(0.9189385332046728) - _lgamma_correction(ab)
-        a_plain, x_plain = np.where(big, t(1), a), np.where(big, t(1), x)
-        plain = _xlogy(a_plain - t(1), x_plain) - x_plain - _like(_lgamma)(a_plain)
-        return np.where(big, stirling, plain).astype(a.dtype)
+        stirling = a * less_first_order - log_x + t(0.5) * log_a - t(0.9189385332046728) - _lgamma_correction(a)
+        return np.where(positive, stirling, (a - t(1)) * _np.log(np.where(positive, t(1), x))).astype(a.dtype)
 
 
 def _log_digamma_gap(x: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """As the printed helper _log_digamma_gap: log(x/a) + (log(a) - digamma(a)) where a >= 10,
-    the latter from its asymptotic series; log(x) - digamma(a) elsewhere."""
+    """As the printed helper _log_digamma_gap: log(x/a) + (log(a) - digamma(a)) for a >= 10
+    (a held at 10 below), the latter from its asymptotic series; in the dtype."""
     x, a = _floats(x, a)
     t = a.dtype.type
     with np.errstate(all="ignore"):
-        big = a >= 10
-        ab = np.where(big, a, t(10))
-        xb = np.where(big, x, ab)
-        r2 = np.square(t(1) / ab)
-        series = np.zeros_like(ab)
-        for k in reversed(range(1, _stirling_terms(ab) + 1)):
+        a = np.where(a >= 10, a, t(10))
+        r2 = np.square(t(1) / a)
+        series = np.zeros_like(a)
+        for k in reversed(range(1, _stirling_terms(a) + 1)):
             series = series * r2 + t(_BERNOULLI[k - 1] / (2 * k))
-        d = (xb - ab) / ab
+        d = (x - a) / a
         near = np.abs(d) <= t(0.5)
-        ratio = xb / ab
+        ratio = x / a
         normal = ratio > t(1e-30)
-        far = np.where(normal, _np.log(np.where(normal, ratio, t(1))), _np.log(xb) - _np.log(ab))
+        far = np.where(normal, _np.log(np.where(normal, ratio, t(1))), _np.log(x) - _np.log(a))
         log_ratio = np.where(near, _np.log1p(np.where(near, d, t(0))), far)
-        plain = _np.log(x) - _polygamma(0, np.where(big, t(1), a))
-        return np.where(big, log_ratio + (t(0.5) / ab + series * r2), plain).astype(a.dtype)
+        return (log_ratio + (t(0.5) / a + series * r2)).astype(a.dtype)
 
 
 def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -1979,10 +1975,10 @@ OP_COST: dict[str, float] = {
     "log1mexp": 5.0,
     # A quotient, 12 multiply-adds and three wheres (float32); log1p on the far side.
     "log1pmx": 12.0,
-    # log1pmx, two logs, Stirling's 4 terms, and lgamma and xlogy on the other side of a where.
-    "lgamma_kernel": 24.0,
-    # log1p, 4 terms of a series, and log and digamma on the other side of a where.
-    "log_digamma_gap": 10.0,
+    # log1pmx, three logs, Stirling's 4 terms, a quotient and five wheres.
+    "lgamma_kernel": 22.0,
+    # log1p or a log, 4 terms of a series, two quotients and four wheres.
+    "log_digamma_gap": 9.0,
     # A square, 11 multiply-adds and two wheres (float32); expm1 on the far side.
     "expm1mx": 11.0,
     "logcosh": 6.0,

@@ -547,7 +547,8 @@ class lgamma_kernel(_GammaDifference, sp.Function):  # noqa: N801
     Near its mode x = a its terms, each about a*log(a), cancel to about -log(2*pi*a)/2 (at
     k = l = 1e4, 11 bits lost in float32). The printer's helper `_lgamma_kernel` takes it from
     Stirling's series there, a*log1pmx((x - a)/a) - log(x) + log(a)/2 - log(2*pi)/2 - C(a),
-    where nothing cancels. Its partial in a is log_digamma_gap(x, a), in x (a - 1)/x - 1."""
+    where nothing cancels; it serves a >= 10, where the rule gamma_log_density puts it (below,
+    the helper holds a at 10). Its partial in a is log_digamma_gap(x, a), in x (a - 1)/x - 1."""
 
     nargs = 2
 
@@ -563,8 +564,9 @@ class log_digamma_gap(_GammaDifference, sp.Function):  # noqa: N801
     """log(x) - digamma(a), as one function: the slope of lgamma_kernel in its shape. The terms
     cancel where x is near a and a is large (at x = a = 1e4 the difference is 5e-5, and
     log(1e4) has an ulp of 1e-6). The printer's helper `_log_digamma_gap` takes it as
-    log1p((x - a)/a) + (log(a) - digamma(a)) for a >= 10, the latter from its asymptotic
-    series 1/(2a) + sum B_2k/(2k*a**2k)."""
+    log(x/a) + (log(a) - digamma(a)), the latter from its asymptotic series 1/(2a) +
+    sum B_2k/(2k*a**2k); it serves a >= 10, where the rule log_digamma puts it (below, the
+    helper holds a at 10)."""
 
     nargs = 2
 

@@ -127,7 +127,7 @@ HELPER_PARTNERS: dict[str, tuple[str, ...]] = {
     "_expm1mx": ("_polyval",),
     "_lgamma_diff": ("_lgamma_stirling_gap", "_lgamma_correction_gap", "_power_sums", "_bernoulli"),
     "_lgamma_kernel": ("_log1pmx", "_polyval", "_lgamma_correction", "_bernoulli"),
-    "_log_digamma_gap": ("_digamma", "_cot_pi", "_bernoulli"),
+    "_log_digamma_gap": ("_bernoulli",),
     # And _digamma or _polygamma, by n (the printer adds the one it calls).
     "_polygamma_diff": ("_power_sums", "_bernoulli", "_cot_pi", "_cot_slope"),
 }

@@ -721,14 +721,14 @@ def test_pnorm_derivatives_are_the_norms() -> None:
 
 
 def test_gamma_kernel_and_its_slope_across_the_range() -> None:
-    # The judge's stand-ins (as the printed helpers): within 3 bits of the truth near the mode
-    # (where the textbook forms cancel), far from it on either side (x/a flushes at x = 1e-30,
-    # a = 1e10, and (x - a)/a rounds to -1), and below a = 10, where they are the textbook forms.
+    # The judge's stand-ins (as the printed helpers), for a >= 10, where the rules put them:
+    # within 3 bits of the truth near the mode (where the textbook forms cancel) and far from
+    # it on either side (x/a flushes at x = 1e-30, a = 1e10, and (x - a)/a rounds to -1).
     a, x = sp.symbols("a x", positive=True)
     points = np.array(
         [
-            [1e4, 3e8, 3e8, 1e10, 1e10, 25.0, 5.0, 0.5, 1e30],
-            [1e4, 3e8 + 2**10, 1e5, 1e-30, 3e12, 26.0, 4.0, 0.7, 3e30],
+            [1e4, 3e8, 3e8, 1e10, 1e10, 25.0, 10.0, 1e30],
+            [1e4, 3e8 + 2**10, 1e5, 1e-30, 3e12, 26.0, 0.5, 3e30],
         ]
     )
     for form in (lgamma_kernel(a, x), log_digamma_gap(x, a)):
