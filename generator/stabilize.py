@@ -1546,20 +1546,26 @@ def _gamma_log_density(node: sp.Expr) -> sp.Expr | None:
     number: the log of a gamma density, and a Poisson log-pmf k*log(l) - l - lgamma(k + 1).
     Near the mode u = a the terms, each about a*log(a), cancel to about -log(2*pi*a)/2: at
     k = l = 1e4 the log-pmf -5.52 came out 11 bits off in float32, at k = l = 1e6 as -5 or
-    +3. Below 10 the terms are small, and the sum stays as it was (where lgamma(1 + k) keeps
-    its own rules), but for 0 < a < 1/2, where -log(u) - lgamma(a) cancel near u = a (at
-    a = u = 1e-3, 10 bits lost): -log(u/a) + lgamma_diff(1, a) there."""
-    if not isinstance(node, sp.Add) or not node.has(lgamma) or not node.has(sp.log):
+    +3. Likewise with u = exp(v), v an input, as the Poisson's log-rate writes it
+    (k*v - exp(v) - lgamma(k + 1), TF's log_poisson_loss with its full loss), where exp(v)
+    does not flush (v > -80). Below 10 the terms are small, and the sum stays as it was
+    (where lgamma(1 + k) keeps its own rules), but for 0 < a < 1/2, where -log(u) - lgamma(a)
+    cancel near u = a (at a = u = 1e-3, 10 bits lost): -log(u/a) + lgamma_diff(1, a) there."""
+    if not isinstance(node, sp.Add) or not node.has(lgamma) or not node.has(sp.log, sp.exp):
         return None
     terms = list(node.args)
+    # log(u), u, and where the kernel serves: each log, and each exp of an input as u.
+    logs_of = [(f, f.args[0], sp.true) for f in sorted(node.atoms(sp.log), key=sp.default_sort_key)]
+    logs_of += [
+        (f.args[0], f, f.args[0] > -80) for f in sorted(node.atoms(sp.exp), key=sp.default_sort_key) if f.args[0].is_Symbol
+    ]
     for g in sorted(node.atoms(lgamma), key=sp.default_sort_key):
         a = g.args[0]
         gammas = [t for t in terms if t.as_coeff_Mul()[1] == g]
         if len(gammas) != 1 or not gammas[0].as_coeff_Mul()[0].is_number:
             continue
         c = -gammas[0].as_coeff_Mul()[0]
-        for log_u in sorted(node.atoms(sp.log), key=sp.default_sort_key):
-            u = log_u.args[0]
+        for log_u, u, serves in logs_of:
             # The terms linear in log(u), whose coefficients add up to c*(a - 1), and those of -c*u.
             logs = [t for t in terms if t.as_independent(log_u, as_Add=False)[1] == log_u]
             linear = list(sp.Add.make_args(sp.expand(-c * u)))
@@ -1570,19 +1576,18 @@ def _gamma_log_density(node: sp.Expr) -> sp.Expr | None:
                 continue
             used = {*logs, *linear, gammas[0]}
             rest = sp.Add(*(t for t in terms if t not in used))
-            if rest.has(log_u) or rest.has(g):
+            if rest.has(g):
                 continue
             kept = sp.Add(*logs, *linear, gammas[0])
+            kernel = (c * lgamma_kernel(a, u), (a >= 10) & serves)
             shift, b = a.as_coeff_Add()
             if shift == 1 and b.free_symbols:
                 # The Poisson's lgamma(1 + k): as written, for lgamma_near_its_zeros.
-                return rest + sp.Piecewise((c * lgamma_kernel(a, u), a >= 10), (kept, True))
+                return rest + sp.Piecewise(kernel, (kept, True))
             # Near a = 0, -log(u) - lgamma(a) cancel (both about -log(a) at u = a):
             # -log(u/a) - lgamma(1 + a), the latter as lgamma_diff(1, a).
-            near_pole = c * (a * sp.log(u) - u - sp.log(u / a) + lgamma_diff(1, a))
-            return rest + sp.Piecewise(
-                (c * lgamma_kernel(a, u), a >= 10), (near_pole, (a > 0) & (a < sp.Rational(1, 2))), (kept, True)
-            )
+            near_pole = c * (a * log_u - u - sp.log(u / a) + lgamma_diff(1, a))
+            return rest + sp.Piecewise(kernel, (near_pole, (a > 0) & (a < sp.Rational(1, 2)) & serves), (kept, True))
     return None
 
 

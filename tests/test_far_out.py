@@ -1280,12 +1280,18 @@ def test_logistic_log_density_slope_near_its_mode(load_module) -> None:
 def test_poisson_and_gamma_log_densities_near_their_modes(load_module) -> None:
     # k*log(l) - l - lgamma(k + 1): at k = l = 1e6 the terms are 1.3e7 and cancel to -7.8
     # (in float32 it came out -5 or +3), its slope in k log(l) - digamma(k + 1) cancels to
-    # -5e-7, and at k = 3e8, k + 1 rounds to k. The gamma log-density in its shape a near
-    # a = x = 1e-7, where -log(x) and -lgamma(a) cancel.
+    # -5e-7, and at k = 3e8, k + 1 rounds to k. The same in the log-rate x = log(l). The
+    # gamma log-density in its shape a near a = x = 1e-7, where -log(x) and -lgamma(a) cancel.
     k, l, a, x = sp.symbols("k l a x", positive=True)
     fn = load_module("k*log(l) - l - lgamma(k + 1)", "poisson", ["k", "l"]).poisson
     truth = k * sp.log(l) - l - sp.loggamma(k + 1)
     _check(fn, truth, [k, l], [(1e4, 1e4), (1e6, 1e6), (3e8, 3e8), (3e8, 1e5), (2.5, 0.5)], order=1)
+    fn = load_module("k*x - exp(x) - lgamma(k + 1)", "log_rate", ["x", "k"]).log_rate
+    x = sp.Symbol("x", real=True)
+    truth = k * x - sp.exp(x) - sp.loggamma(k + 1)
+    # f only: its slope in x, k - exp(x), is as far off as exp(x) is rounded (0.03 at 1e6).
+    _check(fn, truth, [x, k], [(float(np.float32(math.log(1e6))), 1e6), (20.0, 485165184.0), (-85.0, 20.0), (1.0, 2.5)], order=0)
+    x = sp.Symbol("x", positive=True)
     fn = load_module("(a - 1)*log(x) - x - lgamma(a)", "gamma_kernel", ["a", "x"]).gamma_kernel
     truth = (a - 1) * sp.log(x) - x - sp.loggamma(a)
     points = [(3e6, 3e6), (1e10, 1e-30), (float(np.float32(1e-7)), float(np.float32(1e-7))), (4.0, 5.0)]

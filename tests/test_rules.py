@@ -2255,6 +2255,18 @@ CASES: tuple[Case, ...] = (
         {x: (1e6, 3e7), y: (1e6, 3e7)},
         label="poisson",
     ),
+    # In its log-rate x (TF's log_poisson_loss with the full loss): at y = 1e6, x = log(y)
+    # the terms are 1.4e7 and cancel to -7.8; at x = 20, y = exp(20), 1e10 to -10.9.
+    Case(
+        "gamma_log_density",
+        y * x - sp.exp(x) - lgamma(y + 1),
+        sp.Piecewise(
+            (lgamma_kernel(y + 1, sp.exp(x)), (y + 1 >= 10) & (x > -80)),
+            (y * x - sp.exp(x) - lgamma(y + 1), True),
+        ),
+        {x: (13.815511, 20.0), y: (1e6, 485165184.0)},
+        label="log-rate",
+    ),
     # A gamma log-density in its shape y: at x = y = 3e6 the terms are 4.5e7 and cancel to
     # -8.4; at x = y = 1e-7, -log(x) and -lgamma(y) are 16.1 and cancel to -1.6e-6.
     Case(
@@ -2500,6 +2512,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("gamma_log_density", x * sp.log(y) - 2 * y - lgamma(x + 1)),  # not -u
     ("gamma_log_density", x * sp.log(y) - y - lgamma(x)),  # not (a - 1)*log(u)
     ("gamma_log_density", x * sp.log(y) - y + lgamma(x + 1)),  # the density's inverse
+    ("gamma_log_density", y * x - sp.exp(2 * x) - lgamma(y + 1)),  # exp of no input alone
     ("log_digamma", 2 * sp.log(x) - sp.polygamma(0, y)),
     ("log_digamma", sp.log(x) - sp.polygamma(1, y)),
     ("sech_squared", 1 - sp.tanh(x) ** 3),
