@@ -163,6 +163,16 @@ def _min(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     return _where(sp.Le(a, b), a, b)
 
 
+def _atan2(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """atan2 with a constant beside an input as its value (`_as_float`): SymPy builds
+    atan2(u, c) from the sign of c, and for c = log10(tanh(10)) it could not always tell that
+    c is real (its assumptions ask in an order that depends on the process's hash seed): the
+    module was pi + atan(u/c), or atan(u/c), pi off, or no module, run to run."""
+    if a.is_number and b.is_number:
+        return sp.atan2(a, b)
+    return sp.atan2(_as_float(a), _as_float(b))
+
+
 FUNCTIONS: dict[str, FunctionSpec] = {
     "exp": FunctionSpec(1, sp.exp, "e**x"),
     "log": FunctionSpec(1, sp.log, "natural logarithm", _positive),
@@ -181,7 +191,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "acos": FunctionSpec(1, sp.acos, "inverse cosine", _within_one),
     "atan": FunctionSpec(1, sp.atan, "inverse tangent"),
     # Argument order as in tf.math.atan2 and numpy.arctan2: the angle of the point (b, a).
-    "atan2": FunctionSpec(2, sp.atan2, "the angle of the point (b, a) in (-pi, pi]: atan2(a, b)"),
+    "atan2": FunctionSpec(2, _atan2, "the angle of the point (b, a) in (-pi, pi]: atan2(a, b)"),
     "asinh": FunctionSpec(1, sp.asinh, "inverse hyperbolic sine"),
     "acosh": FunctionSpec(1, sp.acosh, "inverse hyperbolic cosine", _at_least_one),
     "atanh": FunctionSpec(1, sp.atanh, "inverse hyperbolic tangent", _inside_one),

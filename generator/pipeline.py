@@ -8,6 +8,7 @@ import shlex
 from dataclasses import dataclass
 
 import sympy as sp
+import sympy.core.random
 
 from generator.derive import derive, resolve_variables
 from generator.emit import build_model
@@ -55,6 +56,10 @@ class Spec:
         )
 
 
+# The seed of SymPy's random generator for each module (see `generate`).
+SYMPY_SEED = 0
+
+
 def default_name(variables: tuple[str, ...]) -> str:
     """`f`, or `fn` when a variable is already called f."""
     return "f" if "f" not in variables else "fn"
@@ -64,6 +69,11 @@ def generate(spec: Spec) -> str:
     """Parse, derive, stabilise, emit, render and format one module."""
     if not 1 <= spec.order <= MAX_ORDER:
         raise GeneratorError(f"--order must be between 1 and {MAX_ORDER}, got {spec.order}")
+    # SymPy's assumptions ask their handlers in an order shuffled by its own random generator,
+    # seeded anew in each process: where the answer depends on that order, the module did
+    # too (atan2(exp(abs(x)), log10(tanh(10))) came out as atan(...), as pi + atan(...), or as
+    # an error, run to run). Seeded here, each call is reproducible.
+    sympy.core.random.seed(SYMPY_SEED)
     expr = parse(spec.expression)
     if spec.variables is not None:
         for v in spec.variables:
