@@ -2776,16 +2776,16 @@ def _exp_sum_args(f: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
 
 
 def _softplus_difference(node: sp.Expr) -> sp.Expr | None:
-    """softplus(a) - softplus(b) = log1p(expm1(a - b)*sigmoid(b)) for 0 <= a - b < 80 (and the
+    """softplus(a) - softplus(b) = log1p(expm1(a - b)*sigmoid(b)) for 0 <= a - b < 2 (and the
     mirror image for b > a): the difference of two log-likelihoods of logistic models cancels
     where a is near b (softplus(1.2e-13) and softplus(0) both round to log(2): 0, the truth is
-    5.8e-14). Elsewhere the difference stays: expm1 would overflow, and the difference is
-    then at least 80; or both softplus are below exp(-80) and accurate to the last bit
-    relative. Likewise logaddexp(a, c) - logaddexp(b, c) = log1p(expm1(a - b)*sigmoid(b - c))
-    for a shared c (softplus(u) is logaddexp(u, 0)): logaddexp(x, y) - logaddexp(0, y) was
-    0 at x = y = -7.5e-9, the truth -3.8e-9. From |a - b| = 2 on, the difference: its terms
-    cancel by at most a factor of 1.7 there, while expm1 of the rounded a - b is off by as
-    many bits as a - b has above 1 (softplus(-69.7) - softplus(9.2e-7) was 10 ulps off)."""
+    5.8e-14). Elsewhere the difference stays: its terms cancel by at most a factor of 1.7
+    from |a - b| = 2 on, while expm1 of the rounded a - b is off by as many bits as a - b has
+    above 1 (softplus(-69.7) - softplus(9.2e-7) was 10 ulps off); and where sigmoid(b) nears
+    float32's flush (b <= -87) both softplus are tiny and accurate to the last bit relative.
+    Likewise logaddexp(a, c) - logaddexp(b, c) = log1p(expm1(a - b)*sigmoid(b - c)) for a
+    shared c (softplus(u) is logaddexp(u, 0)): logaddexp(x, y) - logaddexp(0, y) was 0 at
+    x = y = -7.5e-9, the truth -3.8e-9."""
     found = _pair_of_opposites(node, lambda f: isinstance(f, (softplus, logaddexp)))
     if found is None:
         return None
