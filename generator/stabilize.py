@@ -1548,7 +1548,8 @@ def _gamma_log_density(node: sp.Expr) -> sp.Expr | None:
     k = l = 1e4 the log-pmf -5.52 came out 11 bits off in float32, at k = l = 1e6 as -5 or
     +3. Likewise with u = exp(v), v an input, as the Poisson's log-rate writes it
     (k*v - exp(v) - lgamma(k + 1), TF's log_poisson_loss with its full loss), where exp(v)
-    does not flush (v > -80). Below 10 the terms are small, and the sum stays as it was
+    does not flush (v > -80); and with a rate or scale, u = b*x or x/s (_rated_gamma_terms).
+    Below 10 the terms are small, and the sum stays as it was
     (where lgamma(1 + k) keeps its own rules), but for 0 < a < 1/2, where -log(u) - lgamma(a)
     cancel near u = a (at a = u = 1e-3, 10 bits lost): -log(u/a) + lgamma_diff(1, a) there."""
     if not isinstance(node, sp.Add) or not node.has(lgamma) or not node.has(sp.log, sp.exp):
@@ -1588,6 +1589,42 @@ def _gamma_log_density(node: sp.Expr) -> sp.Expr | None:
             # -log(u/a) - lgamma(1 + a), the latter as lgamma_diff(1, a).
             near_pole = c * (a * log_u - u - sp.log(u / a) + lgamma_diff(1, a))
             return rest + sp.Piecewise(kernel, (near_pole, (a > 0) & (a < sp.Rational(1, 2)) & serves), (kept, True))
+        found = _rated_gamma_terms(terms, c, a)
+        if found is not None:
+            u, logs, moved = found
+            used = {*logs, -c * u, gammas[0]}
+            rest = sp.Add(*(t for t in terms if t not in used))
+            kept = sp.Add(*logs, -c * u, gammas[0])
+            # Where the product does not flush: b*x at b = x = 1e-20 is 0, whose log is -inf.
+            return rest + sp.Piecewise((c * lgamma_kernel(a, u) + moved, (a >= 10) & (u > 2**-100)), (kept, True))
+    return None
+
+
+def _rated_gamma_terms(terms: list[sp.Expr], c: sp.Expr, a: sp.Expr) -> tuple[sp.Expr, list[sp.Expr], sp.Expr] | None:
+    """For gamma_log_density with a rate or a scale: u = b*x or x/s, inputs, with the terms
+    -c*u and c*(a - 1)*log(u) written as the inputs' logs (the log-density
+    a*log(b) + (a - 1)*log(x) - b*x - lgamma(a) is lgamma_kernel(a, b*x) + log(b)). Returns
+    u, the terms in the inputs' logs, and what of them lgamma_kernel leaves (log(b) there),
+    if one input's log has exactly the weight c*(a - 1)."""
+    for term in terms:
+        u = -term / c
+        factors = sp.Mul.make_args(u)
+        if len(factors) < 2 or not all(f.is_Symbol or (f.is_Pow and f.base.is_Symbol and f.exp == -1) for f in factors):
+            continue
+        logs, moved, exact = [], sp.Integer(0), False
+        for f in factors:
+            symbol, sign = (f, 1) if f.is_Symbol else (f.base, -1)
+            log_s = sp.log(symbol)
+            with_log = [t for t in terms if t.as_independent(log_s, as_Add=False)[1] == log_s]
+            if not with_log:
+                break
+            left = sp.expand(sign * sp.Add(*(t.as_independent(log_s, as_Add=False)[0] for t in with_log)) - c * (a - 1))
+            exact = exact or left == 0
+            logs += with_log
+            moved += sign * left * log_s
+        else:
+            if exact and not moved.has(a):
+                return u, logs, moved
     return None
 
 

@@ -1291,7 +1291,12 @@ def test_poisson_and_gamma_log_densities_near_their_modes(load_module) -> None:
     truth = k * x - sp.exp(x) - sp.loggamma(k + 1)
     # f only: its slope in x, k - exp(x), is as far off as exp(x) is rounded (0.03 at 1e6).
     _check(fn, truth, [x, k], [(float(np.float32(math.log(1e6))), 1e6), (20.0, 485165184.0), (-85.0, 20.0), (1.0, 2.5)], order=0)
-    x = sp.Symbol("x", positive=True)
+    # With a rate b (f only: its slope in a, log(b) + log(x) - digamma(a), still cancels).
+    a, b, x = sp.symbols("a b x", positive=True)
+    text = "a*log(b) + (a - 1)*log(x) - b*x - lgamma(a)"
+    fn = load_module(text, "gamma_rate", ["a", "b", "x"]).gamma_rate
+    truth = a * sp.log(b) + (a - 1) * sp.log(x) - b * x - sp.loggamma(a)
+    _check(fn, truth, [a, b, x], [(3e6, 2.0, 1.5e6), (1e7, 0.25, 4e7), (20.0, 1e-20, 1e-20), (2.5, 3.0, 2.0)], order=0)
     fn = load_module("(a - 1)*log(x) - x - lgamma(a)", "gamma_kernel", ["a", "x"]).gamma_kernel
     truth = (a - 1) * sp.log(x) - x - sp.loggamma(a)
     points = [(3e6, 3e6), (1e10, 1e-30), (float(np.float32(1e-7)), float(np.float32(1e-7))), (4.0, 5.0)]

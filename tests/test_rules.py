@@ -2267,6 +2267,19 @@ CASES: tuple[Case, ...] = (
         {x: (13.815511, 20.0), y: (1e6, 485165184.0)},
         label="log-rate",
     ),
+    # With a rate t, as a Gamma(y, rate=t) log-density is written, y*log(t) + (y - 1)*log(x) -
+    # t*x - lgamma(y): at y = 3e6, x = 1.5e6, t = 2 the terms are 4.5e7 and
+    # cancel to -7.7; lgamma_kernel(y, t*x) + log(t), where t*x does not flush.
+    Case(
+        "gamma_log_density",
+        y * sp.log(t) + (y - 1) * sp.log(x) - t * x - lgamma(y),
+        sp.Piecewise(
+            (lgamma_kernel(y, t * x) + sp.log(t), (y >= 10) & (t * x > 2**-100)),
+            (y * sp.log(t) + (y - 1) * sp.log(x) - t * x - lgamma(y), True),
+        ),
+        {x: (1.5e6, 4e7), y: (3e6, 1e7), t: (2.0, 0.25)},
+        label="rate",
+    ),
     # A gamma log-density in its shape y: at x = y = 3e6 the terms are 4.5e7 and cancel to
     # -8.4; at x = y = 1e-7, -log(x) and -lgamma(y) are 16.1 and cancel to -1.6e-6.
     Case(
@@ -2513,6 +2526,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("gamma_log_density", x * sp.log(y) - y - lgamma(x)),  # not (a - 1)*log(u)
     ("gamma_log_density", x * sp.log(y) - y + lgamma(x + 1)),  # the density's inverse
     ("gamma_log_density", y * x - sp.exp(2 * x) - lgamma(y + 1)),  # exp of no input alone
+    ("gamma_log_density", (y - 1) * sp.log(x) - t * x - lgamma(y)),  # no log(t)
+    ("gamma_log_density", 2 * y * sp.log(t) + 2 * y * sp.log(x) - t * x - lgamma(y)),  # no weight y - 1
     ("log_digamma", 2 * sp.log(x) - sp.polygamma(0, y)),
     ("log_digamma", sp.log(x) - sp.polygamma(1, y)),
     ("sech_squared", 1 - sp.tanh(x) ** 3),
