@@ -1634,7 +1634,8 @@ def _log_digamma(node: sp.Expr) -> sp.Expr | None:
     which cancel near the mode (at k = l = 1e4 the slope is 5e-5, and log(1e4) has an ulp of
     1e-6 in float32). Below 10, as written. For a = b + 1 or b + 2 (the Poisson's k + 1),
     by digamma(b + 1) = digamma(b) + 1/b at b: k + 1 rounds to k from 1.7e7 on, and the
-    slope at k = l = 3.9e8, -1.3e-9, came out +1.3e-9."""
+    slope at k = l = 3.9e8, -1.3e-9, came out +1.3e-9. Several logs of inputs beside it, as
+    a rate's or a scale's, go in as their product or quotient."""
     if not isinstance(node, sp.Add) or not node.has(sp.polygamma):
         return None
     terms = list(node.args)
@@ -1643,15 +1644,27 @@ def _log_digamma(node: sp.Expr) -> sp.Expr | None:
         if not (isinstance(f, sp.polygamma) and f.args[0] == 0):
             continue
         a = f.args[1]
+        shift, b = a.as_coeff_Add()
+        if not (shift in (1, 2) and b.free_symbols):
+            shift, b = sp.Integer(0), a
+        steps = sp.Add(*(1 / (b + j) for j in range(int(shift))))
+        # The logs of inputs beside it, with weight -c (or c, as a reciprocal): the slope of
+        # a gamma log-density with a rate in its shape is log(b) + log(x) - digamma(a), which
+        # cancels near b*x = a; as one log_digamma_gap(b*x, a), where b*x is a normal float.
+        weighted = [(t, t.as_coeff_Mul()) for t in terms]
+        ups = [t for t, (k, g) in weighted if k == -c and isinstance(g, sp.log) and g.args[0].is_Symbol]
+        downs = [t for t, (k, g) in weighted if k == c and isinstance(g, sp.log) and g.args[0].is_Symbol]
+        if ups and len(ups) + len(downs) > 1:
+            u = sp.Mul(*(t.as_coeff_Mul()[1].args[0] for t in ups)) / sp.Mul(*(t.as_coeff_Mul()[1].args[0] for t in downs))
+            rest = sp.Add(*(t for t in terms if t is not term and t not in ups and t not in downs))
+            kept = sp.Add(term, *ups, *downs)
+            normal = (b >= 10) & (u > 2**-100) & (u < sp.Float(2.0**100, 17))
+            return rest + sp.Piecewise((-c * (log_digamma_gap(u, b) - steps), normal), (kept, True))
         for other in terms:
             k, log_u = other.as_coeff_Mul()
             if isinstance(log_u, sp.log) and k == -c:
                 rest = sp.Add(*(t for t in terms if t is not term and t is not other))
                 u = log_u.args[0]
-                shift, b = a.as_coeff_Add()
-                if not (shift in (1, 2) and b.free_symbols):
-                    shift, b = sp.Integer(0), a
-                steps = sp.Add(*(1 / (b + j) for j in range(int(shift))))
                 return rest + sp.Piecewise((k * (log_digamma_gap(u, b) - steps), b >= 10), (other + term, True))
     return None
 

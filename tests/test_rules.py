@@ -2301,6 +2301,18 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise((log_digamma_gap(x, y), y >= 10), (sp.log(x) - sp.polygamma(0, y), True)),
         {x: (1e7, 3e5), y: (1e7, 3e5)},
     ),
+    # With a rate t, the slope in the shape y is log(t) + log(x) - digamma(y): at t = 2,
+    # x = 3e6, y = 6e6 it is 8.3e-8, and the logs are 15.
+    Case(
+        "log_digamma",
+        sp.log(t) + sp.log(x) - sp.polygamma(0, y),
+        sp.Piecewise(
+            (log_digamma_gap(t * x, y), (y >= 10) & (t * x > 2**-100) & (t * x < sp.Float(2.0**100, 17))),
+            (sp.log(t) + sp.log(x) - sp.polygamma(0, y), True),
+        ),
+        {x: (3e6, 1e7), y: (6e6, 2.5e6), t: (2.0, 0.25)},
+        label="rate",
+    ),
     # The Poisson's slope in k: y + 1 rounds to y at 3e8, and the slope -1.7e-9 came out
     # +1.7e-9 through log_digamma_gap(x, y + 1); digamma(y + 1) = digamma(y) + 1/y.
     Case(
