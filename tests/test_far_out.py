@@ -1291,7 +1291,8 @@ def test_poisson_and_gamma_log_densities_near_their_modes(load_module) -> None:
     truth = k * x - sp.exp(x) - sp.loggamma(k + 1)
     # f only: its slope in x, k - exp(x), is as far off as exp(x) is rounded (0.03 at 1e6).
     _check(fn, truth, [x, k], [(float(np.float32(math.log(1e6))), 1e6), (20.0, 485165184.0), (-85.0, 20.0), (1.0, 2.5)], order=0)
-    # With a rate b (f only: its slope in a, log(b) + log(x) - digamma(a), still cancels).
+    # With a rate b (f only: its slope in x, (a - 1)/x - b, is as far off as (a - 1)/x is
+    # rounded near the mode).
     a, b, x = sp.symbols("a b x", positive=True)
     text = "a*log(b) + (a - 1)*log(x) - b*x - lgamma(a)"
     fn = load_module(text, "gamma_rate", ["a", "b", "x"]).gamma_rate
