@@ -338,7 +338,8 @@ def derive(
         if guarded != partials:
             fired.append(guard.name)
             partials = guarded
-    guarded = {i: power_of_quotient(e) for i, e in partials.items()}
+    # Pruned again: xlogy((x/y)**a, x/y) has the power's where inside its own, on one condition.
+    guarded = {i: prune_branches(power_of_quotient(e)) for i, e in partials.items()}
     if guarded != partials:
         fired.append(power_of_quotient.name)
         partials = guarded
