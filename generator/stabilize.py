@@ -2805,12 +2805,27 @@ def _power_into_exp(node: sp.Expr) -> sp.Expr | None:
     # Only where the powers or the exponential over- or underflow: exp rounds its argument,
     # which costs |w*log(b)| ulps (6 bits for (y - 1)*log(x) = -81.5), where pow itself is
     # exact; where exp(u) alone flushes (x**2.5*exp(-x) at x = 88 is 4.4e-34) it does not.
+    # mul_exp's halves keep its product finite wherever the powers are: only they decide.
     merged = mul_exp(rest, u + logs) if isinstance(node, mul_exp) else rest * sp.exp(u + logs)
     far = sp.And(
         *(f.base > 0 for f in powers),
-        (sp.Abs(logs) > POWER_INTO_EXP_BEYOND) | (sp.Abs(u) > POWER_INTO_EXP_BEYOND),
+        (sp.Abs(logs) > POWER_INTO_EXP_BEYOND)
+        | (sp.false if isinstance(node, mul_exp) else sp.Abs(u) > POWER_INTO_EXP_BEYOND),
     )
-    return sp.Piecewise((merged, far), (node, True))
+    if len(powers) > 1:
+        return sp.Piecewise((merged, far), (node, True))
+    # One power, beyond the range but its half within, and exp(u) a normal float: the power
+    # by halves (mul_pow), each exact, beside exp(u), where exp of the sum would round it
+    # (x**a*exp(-x) at x = 80.3, a = 37.9 is 1.9e37 from exp(85.9), 6 bits off).
+    (power,) = powers
+    exp_u = mul_exp(rest, u) if isinstance(node, mul_exp) else rest * sp.exp(u)
+    halves = sp.And(
+        power.base > 0,
+        sp.Abs(u) <= POWER_INTO_EXP_BEYOND,
+        sp.Abs(logs) > POWER_INTO_EXP_BEYOND,
+        sp.Abs(logs) <= 2 * POWER_INTO_EXP_BEYOND,
+    )
+    return sp.Piecewise((mul_pow(exp_u, power.base, power.exp), halves), (merged, far), (node, True))
 
 
 def _power_of_sigmoid(node: sp.Expr) -> sp.Expr | None:

@@ -153,6 +153,16 @@ def _divergence_form(p: sp.Expr, q: sp.Expr) -> sp.Expr:
     return sp.Piecewise((near, sp.Abs(d) < 2), (softplus(q) - softplus(p) - s * d, True))
 
 
+# Where power_into_exp takes a power of x**y*exp(-x) by halves: its exp a normal float, the
+# power beyond the range and its half within (x = y = 31.8: exp(-31.8)*31.8**15.9*31.8**15.9).
+_POWER_HALVES = (
+    (x > 0)
+    & (sp.Abs(x) <= by_dtype(87, 708))
+    & (sp.Abs(xlogy(y, x)) > by_dtype(87, 708))
+    & (sp.Abs(xlogy(y, x)) <= 2 * by_dtype(87, 708))
+)
+
+
 @dataclass(frozen=True)
 class Case:
     """`rule` turns `naive` into `stable`; at `trouble` only `stable` is right in float32."""
@@ -549,6 +559,7 @@ CASES: tuple[Case, ...] = (
         "power_into_exp",
         x**y * sp.exp(-x),
         sp.Piecewise(
+            (mul_pow(sp.exp(-x), x, y), _POWER_HALVES),
             (
                 sp.exp(-x + xlogy(y, x)),
                 (x > 0)
@@ -564,19 +575,15 @@ CASES: tuple[Case, ...] = (
     ),
     # The same inside mul_exp, as exp_product leaves the gamma kernel: mul_exp(x**y, -x) at
     # x = y = 31.8 is inf*exp(-15.9)*exp(-15.9) = inf; the truth is 8.6e33. At x = 200,
-    # y = 30 it is 0 (the power overflows, exp(-100) flushes); the truth is 1.5e-18.
+    # y = 30 it is 0 (the power overflows, exp(-100) flushes); the truth is 1.5e-18. Only the
+    # power decides: mul_exp's halves serve any u where it is within the range (x**3*exp(-x)
+    # at x = 90.9, 2.8e-34, where exp(-x) alone flushes).
     Case(
         "power_into_exp",
         mul_exp(x**y, -x),
         sp.Piecewise(
-            (
-                mul_exp(1, -x + xlogy(y, x)),
-                (x > 0)
-                & (
-                    (sp.Abs(x) > by_dtype(87, 708))
-                    | (sp.Abs(xlogy(y, x)) > by_dtype(87, 708))
-                ),
-            ),
+            (mul_pow(mul_exp(1, -x), x, y), _POWER_HALVES),
+            (mul_exp(1, -x + xlogy(y, x)), (x > 0) & (sp.Abs(xlogy(y, x)) > by_dtype(87, 708))),
             (mul_exp(x**y, -x), True),
         ),
         {x: (31.8, 200.0), y: (31.8, 30.0)},
