@@ -4153,7 +4153,6 @@ VARIANTS: tuple[Rule, ...] = (
         "p/q in several inputs: its powers overflow where it need not; over the inputs divided by their mean magnitude (plus 1 unless p and q are homogeneous) they do not",
         _scale_quotient,
         top_down=True,
-        stacks=True,
     ),
     Rule(
         "no_nan_product",
