@@ -4608,6 +4608,11 @@ def _power_of_quotient(node: sp.Expr) -> sp.Expr | None:
     log_quotient = _log_abs_quotient(a, b, a if b.is_nonnegative else sp.sign(b) * a)
     size = sp.Abs(base)
     beyond = (size > DTYPE_MAX) | ((size < DTYPE_TINY) & (sp.Abs(a) > 0))
+    if not _holds_where(w):
+        # Not at w = 0, where each is 1 or 0 as it is ((1 + 1/x)**x at x = 0: inf**0 = 1),
+        # and the logs' difference inf - inf. (A where in w, xlogy's rewritten power, would
+        # make SymPy simplify the condition, and compare a NaN.)
+        beyond &= sp.Abs(w) > 0
     far = sp.exp(w * log_quotient) if isinstance(node, sp.Pow) else w * log_quotient
     return sp.Piecewise((far, beyond), (node, True))
 

@@ -2260,3 +2260,12 @@ def test_power_of_a_quotient_that_overflows_or_flushes(load_module) -> None:
     f32 = lambda v: float(np.float32(v))  # noqa: E731
     points = [(f32(16.666666), f32(3.000759e-38), f32(6.90119e-13)), (f32(1e-30), f32(1e20), f32(1e-3)), (3.0, 2.0, 1.5)]
     _partials_match(fn, (x / y) ** a, [x, y, a], points, ((), (0,), (1,), (2,)), rel=1e-5)
+
+
+def test_power_of_a_quotient_with_its_exponent_zero(load_module) -> None:
+    # (1 + 1/x)**x at x = 0 is inf**0 = 1 (the limit); power_of_quotient's far form there would
+    # be exp(0*(log(0) - log(0))) = NaN, so it is not taken where the exponent is 0.
+    import tensorflow as tf
+
+    fn = load_module("(1 + 1/x)**x", "compound_limit", ["x"]).compound_limit
+    assert fn(tf.constant([0.0], dtype=tf.float32)).numpy().tolist() == [1.0]

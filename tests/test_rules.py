@@ -2035,7 +2035,7 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise(
             (
                 sp.exp(t * (sp.log(x * sp.sign(y)) - sp.log(sp.Abs(y)))),
-                (sp.Abs(x / y) > DTYPE_MAX) | ((sp.Abs(x / y) < DTYPE_TINY) & (sp.Abs(x) > 0)),
+                ((sp.Abs(x / y) > DTYPE_MAX) | ((sp.Abs(x / y) < DTYPE_TINY) & (sp.Abs(x) > 0))) & (sp.Abs(t) > 0),
             ),
             ((x / y) ** t, True),
         ),
@@ -2048,7 +2048,8 @@ CASES: tuple[Case, ...] = (
         sp.Piecewise(
             (
                 sp.exp(y * (sp.log((x + y) * sp.sign(y)) - sp.log(sp.Abs(y)))),
-                (sp.Abs(1 + x / y) > DTYPE_MAX) | ((sp.Abs(1 + x / y) < DTYPE_TINY) & (sp.Abs(x + y) > 0)),
+                ((sp.Abs(1 + x / y) > DTYPE_MAX) | ((sp.Abs(1 + x / y) < DTYPE_TINY) & (sp.Abs(x + y) > 0)))
+                & (sp.Abs(y) > 0),
             ),
             ((1 + x / y) ** y, True),
         ),
