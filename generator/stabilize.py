@@ -2812,20 +2812,7 @@ def _power_into_exp(node: sp.Expr) -> sp.Expr | None:
         (sp.Abs(logs) > POWER_INTO_EXP_BEYOND)
         | (sp.false if isinstance(node, mul_exp) else sp.Abs(u) > POWER_INTO_EXP_BEYOND),
     )
-    if len(powers) > 1:
-        return sp.Piecewise((merged, far), (node, True))
-    # One power, beyond the range but its half within, and exp(u) a normal float: the power
-    # by halves (mul_pow), each exact, beside exp(u), where exp of the sum would round it
-    # (x**a*exp(-x) at x = 80.3, a = 37.9 is 1.9e37 from exp(85.9), 6 bits off).
-    (power,) = powers
-    exp_u = mul_exp(rest, u) if isinstance(node, mul_exp) else rest * sp.exp(u)
-    halves = sp.And(
-        power.base > 0,
-        sp.Abs(u) <= POWER_INTO_EXP_BEYOND,
-        sp.Abs(logs) > POWER_INTO_EXP_BEYOND,
-        sp.Abs(logs) <= 2 * POWER_INTO_EXP_BEYOND,
-    )
-    return sp.Piecewise((mul_pow(exp_u, power.base, power.exp), halves), (merged, far), (node, True))
+    return sp.Piecewise((merged, far), (node, True))
 
 
 def _power_of_sigmoid(node: sp.Expr) -> sp.Expr | None:
