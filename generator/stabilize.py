@@ -1658,7 +1658,7 @@ def _log_digamma(node: sp.Expr) -> sp.Expr | None:
             u = sp.Mul(*(t.as_coeff_Mul()[1].args[0] for t in ups)) / sp.Mul(*(t.as_coeff_Mul()[1].args[0] for t in downs))
             rest = sp.Add(*(t for t in terms if t is not term and t not in ups and t not in downs))
             kept = sp.Add(term, *ups, *downs)
-            normal = (b >= 10) & (u > 2**-100) & (u < sp.Float(2.0**100, 17))
+            normal = (b >= 10) & (u > 2**-100) & (u < PRODUCT_EDGE)
             return rest + sp.Piecewise((-c * (log_digamma_gap(u, b) - steps), normal), (kept, True))
         for other in terms:
             k, log_u = other.as_coeff_Mul()
@@ -2046,7 +2046,7 @@ def _log_of_quotient(node: sp.Expr) -> sp.Expr | None:
     if den == 1 or den.is_number:
         return None
     # sign(x**2) = 1 but at 0 (SymPy keeps it), where log(num) - log|den| is right as well.
-    return _log_near_one(num, den, _log_abs_quotient(num, den, num if den.is_nonnegative else sp.sign(den) * num))
+    return _log_near_one(num, den, _log_quotient(num, den))
 
 
 def _log_of_product(node: sp.Expr) -> sp.Expr | None:
@@ -2220,6 +2220,12 @@ def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
     """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a),
     with log|b| a sum over b's factors: x**2 flushes at x = 8e-20, where 2*log|x| is -87.9."""
     return sp.log(positive_a) - _log_abs_product(b)
+
+
+def _log_quotient(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """log(a/b) as log(sign(b)*a) - log|b| (log(a) - log|b| for b >= 0): sign(b)*a is positive
+    exactly where a/b is, so the log is NaN where log(a/b) is."""
+    return _log_abs_quotient(a, b, a if b.is_nonnegative else sp.sign(b) * a)
 
 
 def _holds_where(e: sp.Expr) -> bool:
@@ -4592,7 +4598,7 @@ def _power_of_quotient(node: sp.Expr) -> sp.Expr | None:
     a, b = base.as_numer_denom()
     if b.is_number or not a.free_symbols:
         return None
-    log_quotient = _log_abs_quotient(a, b, a if b.is_nonnegative else sp.sign(b) * a)
+    log_quotient = _log_quotient(a, b)
     size = sp.Abs(base)
     beyond = (size > DTYPE_MAX) | ((size < DTYPE_TINY) & (sp.Abs(a) > 0))
     if not _holds_where(w):
