@@ -30,6 +30,7 @@ from generator.stabilize import (
     compensate_arguments,
     compensate_powers,
     compensate_sums,
+    exp_argument_beside_exp,
     factor_powers,
     group_powers,
     lower_sigmoid_pairs,
@@ -343,6 +344,10 @@ def derive(
     if guarded != partials:
         fired.append(power_of_quotient.name)
         partials = guarded
+    clipped = {i: exp_argument_beside_exp(e) for i, e in partials.items()}
+    if clipped != partials:
+        fired.append(exp_argument_beside_exp.name)
+        partials = clipped
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {
         i: _group_input_sums(_hold_common_factors(_factors_into_mul_exp(_fold_constant_sums(e))))

@@ -23,6 +23,7 @@ from generator.stabilize import (
     SOURCES,
     VARIANTS,
     compensate_arguments,
+    exp_argument_beside_exp,
     power_of_quotient,
     precise_sigmoids,
     scale_tails,
@@ -37,6 +38,7 @@ _RULES_WHY = (
     scale_tails,
     precise_sigmoids,
     power_of_quotient,
+    exp_argument_beside_exp,
     *GUARDS,
 )
 _RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {

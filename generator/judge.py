@@ -689,6 +689,12 @@ def _mills_parts(u: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(part.astype(u.dtype) for part in (t, r, slope, curvature))
 
 
+def _finite(u: np.ndarray) -> np.ndarray:
+    (u,) = _floats(u)
+    top = np.finfo(u.dtype).max
+    return np.clip(u, -top, top)
+
+
 def _clip(x: np.ndarray, lo: object, hi: object) -> np.ndarray:
     # As the printer emits it: a bound at float32's largest value is the dtype's own.
     # Python floats: a NumPy float64 bound would make a float32 result float64.
@@ -778,6 +784,7 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "mul_pow": _mul_pow,
     "mul_no_nan": _mul_no_nan,
     "exp_finite": _exp_finite,
+    "finite": _finite,
     "add_error": _add_error,
     # As the printed helper: a - b's error is that of a + (-b), which is exact.
     "sub_error": lambda a, b: _add_error(a, -np.asanyarray(b)),
@@ -1999,6 +2006,7 @@ OP_COST: dict[str, float] = {
     "mul_pow": 3.0,
     "mul_no_nan": 0.7,
     "exp_finite": 1.5,
+    "finite": 1.0,
     # Elementwise ops each: TwoSum 6; TwoProduct of halves 2 masks, 5 products, 5 sums and a
     # where; the square's 1 mask and 6; a quotient's remainder 17; the bound 5.
     "add_error": 2.5,

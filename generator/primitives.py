@@ -55,6 +55,7 @@ __all__ = [
     "mul_pow",
     "mul_no_nan",
     "exp_finite",
+    "finite",
     "add_error",
     "sub_error",
     "product_error",
@@ -970,6 +971,20 @@ class exp_finite(sp.Function):  # noqa: N801
         return self
 
 
+class finite(sp.Function):  # noqa: N801
+    """u clipped to the dtype's finite range: u itself, but the largest float where u
+    overflowed. In an exp's argument beside exp(u) (stabilize.exp_argument_beside_exp) the
+    sum is then the exponential's inf, not inf - inf."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(1)
+
+    def _eval_is_extended_real(self) -> bool | None:
+        return self.args[0].is_extended_real
+
+
 class _RoundingError(sp.Function):
     """An argument's rounding error, as the module computes it: 0 in exact arithmetic, so 0 to
     SymPy's calculus and to mpmath, and real (stabilize.compensate_arguments)."""
@@ -1158,6 +1173,7 @@ def naive(expr: sp.Expr) -> sp.Expr:
         mul_pow: lambda c, b, w: c * b**w,
         mul_no_nan: lambda a, b: a * b,
         exp_finite: sp.exp,
+        finite: lambda u: u,
         add_error: lambda a, b: sp.Integer(0),
         sub_error: lambda a, b: sp.Integer(0),
         product_error: lambda *args: sp.Integer(0),

@@ -458,6 +458,8 @@ class TFPrinter(ProductOrder, StrPrinter):
             return f"tf.where({self._print(condition)}, {self._branch(a)}, {self._branch(b)})"
         if func is prim.clip:
             return self._print_clip(expr)
+        if func is prim.finite:
+            return f"tf.clip_by_value({self._print(expr.args[0])}, {self.dtype_of}.dtype.min, {self.dtype_of}.dtype.max)"
         if func is prim.away:
             return self._print_away(expr)
         if func is prim.apart:
@@ -623,9 +625,9 @@ class MathPrinter(StrPrinter):
 
 
 def math_text(expr: sp.Expr) -> str:
-    # lift and lowered are the identity in math: taken out before printing, the arguments
-    # they moved read as written (tanh_softplus_slope(x), not of -(-2*x)/2).
-    expr = expr.replace(prim.lift, lambda u: u).replace(prim.lowered, lambda p, u: p)
+    # lift, lowered and finite are the identity in math: taken out before printing, the
+    # arguments they moved read as written (tanh_softplus_slope(x), not of -(-2*x)/2).
+    expr = expr.replace(prim.lift, lambda u: u).replace(prim.lowered, lambda p, u: p).replace(prim.finite, lambda u: u)
     return MathPrinter().doprint(expr)
 
 

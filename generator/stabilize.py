@@ -33,6 +33,7 @@ from generator.primitives import (
     erfc,
     exp_finite,
     expm1,
+    finite,
     hypot,
     hypot_ratio,
     hypot_ratio_gap,
@@ -4617,6 +4618,57 @@ power_of_quotient = Rule(
     "power_of_quotient",
     "(a/b)**w, w an input, and xlogy(w, a/b): a/b overflows or flushes where they need not; there exp(w*(log(sign(b)*a) - log|b|)) and w*(log(sign(b)*a) - log|b|) do not",
     _power_of_quotient,
+)
+
+
+def _may_overflow(u: sp.Expr) -> bool:
+    """Whether u, a product, can overflow where its inputs do not: not a negated input."""
+    if not isinstance(u, sp.Mul) or u.has(finite):
+        return False
+    coeff, rest = u.as_coeff_Mul()
+    return not (rest.is_Symbol and abs(coeff) <= 1)
+
+
+def _exp_argument_beside_exp(node: sp.Expr) -> sp.Expr | None:
+    """exp(... + c*u + k*exp(u)) with u a product or quotient of inputs, and mul_exp(., ...)
+    and exp_finite(...) alike, with u clipped to the dtype's finite range: where u overflows
+    the sum is inf - inf = NaN, and the exp or mul_exp of it NaN, where the exponential term
+    decides the sum (the Gompertz slope b*c*exp(-c*x - b*exp(-c*x)) at c = -6e37, x = 70 is
+    0). Clipped, the term is finite, exp(u) inf, and the sum takes the exponential's sign.
+    Elsewhere the clip changes nothing; exp(u) is left as it is, shared with the forms that
+    compute it."""
+    if isinstance(node, (sp.exp, exp_finite)):
+        (arg,) = node.args
+    elif isinstance(node, mul_exp):
+        arg = node.args[1]
+    else:
+        return None
+    if not isinstance(arg, sp.Add):
+        return None
+    inner = {
+        e.args[-1]
+        for term in arg.args
+        for e in term.atoms(sp.exp, exp_finite, mul_exp)
+        if _may_overflow(e.args[-1])
+    }
+    clips = {u: finite(u) for u in inner}
+    terms = []
+    for term in arg.args:
+        multiple = next((u for u in sorted(inner, key=sp.default_sort_key) if (term / u).is_number), None)
+        terms.append(None if multiple is None else (term / multiple) * clips[multiple])
+    if all(t is None for t in terms):
+        return None
+    clipped = sp.Add(*(t if t is not None else term for t, term in zip(terms, arg.args)))
+    return node.func(clipped) if len(node.args) == 1 else node.func(node.args[0], clipped)
+
+
+# Not in RULES: applied to the forms chosen (derive). It changes no finite value, so the
+# judge has nothing to weigh, and the rules above see no clip.
+exp_argument_beside_exp = Rule(
+    "exp_argument_beside_exp",
+    "exp(c*u + k*exp(u)) with u overflowing is exp(inf - inf) = NaN where the exponential decides; "
+    "u clipped to the largest float keeps exp(u) inf and the sum its sign",
+    _exp_argument_beside_exp,
 )
 
 
