@@ -4631,7 +4631,7 @@ def _may_overflow(u: sp.Expr) -> bool:
 
 def _exp_argument_beside_exp(node: sp.Expr) -> sp.Expr | None:
     """exp(... + c*u + k*exp(u)) with u a product or quotient of inputs, and mul_exp(., ...)
-    and exp_finite(...) alike, with u clipped to the dtype's finite range: where u overflows
+    and exp_finite(...) alike, with c*u clipped to the dtype's finite range: where it overflows
     the sum is inf - inf = NaN, and the exp or mul_exp of it NaN, where the exponential term
     decides the sum (the Gompertz slope b*c*exp(-c*x - b*exp(-c*x)) at c = -6e37, x = 70 is
     0). Clipped, the term is finite, exp(u) inf, and the sum takes the exponential's sign.
@@ -4651,14 +4651,10 @@ def _exp_argument_beside_exp(node: sp.Expr) -> sp.Expr | None:
         for e in term.atoms(sp.exp, exp_finite, mul_exp)
         if _may_overflow(e.args[-1])
     }
-    clips = {u: finite(u) for u in inner}
-    terms = []
-    for term in arg.args:
-        multiple = next((u for u in sorted(inner, key=sp.default_sort_key) if (term / u).is_number), None)
-        terms.append(None if multiple is None else (term / multiple) * clips[multiple])
-    if all(t is None for t in terms):
+    lone = [term for term in arg.args if any((term / u).is_number for u in inner)]
+    if not lone:
         return None
-    clipped = sp.Add(*(t if t is not None else term for t, term in zip(terms, arg.args)))
+    clipped = sp.Add(*(finite(term) if term in lone else term for term in arg.args))
     return node.func(clipped) if len(node.args) == 1 else node.func(node.args[0], clipped)
 
 

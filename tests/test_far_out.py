@@ -2262,6 +2262,24 @@ def test_power_of_a_quotient_that_overflows_or_flushes(load_module) -> None:
     _partials_match(fn, (x / y) ** a, [x, y, a], points, ((), (0,), (1,), (2,)), rel=1e-5)
 
 
+def test_gompertz_slopes_where_the_scaled_argument_overflows(load_module) -> None:
+    # exp(-b*exp(-c*x))'s slopes are exp(-c*x - b*exp(-c*x)) times b*c, 1 or b*x: where c*x
+    # overflows the exponent was inf - inf = NaN, where the exponential decides it and each
+    # slope is 0: exp(-c*x - b*exp(-c*x)) is below 1e-(1e38) there, too small for mpmath's
+    # exp to take. The lone -c*x is now clipped to the largest float.
+    import tensorflow as tf
+
+    x, b, c = sp.symbols("x b c", real=True)
+    fn = load_module("exp(-b*exp(-c*x))", "gompertz", ["x", "b", "c"]).gompertz
+    indices = ((), (0,), (1,), (2,), (0, 0), (0, 2), (1, 1), (1, 2), (2, 2))
+    far = [(69.69697, 1.000061, -6.1558614e37), (1.2166897e30, 100.0, -5.134894e34), (-1.5470514e13, 7.061097e-33, 8.7408006e33)]
+    xs = [tf.constant([p[i] for p in far], dtype=tf.float32) for i in range(3)]
+    got = tf_partials(tf, fn, xs, 2)
+    for index in indices:
+        assert got[index].numpy().tolist() == [0.0, 0.0, 0.0], (index, got[index].numpy())
+    _partials_match(fn, sp.exp(-b * sp.exp(-c * x)), [x, b, c], [(0.5, 2.0, -3.0), (-2.0, 0.25, 1.5)], indices, rel=1e-5)
+
+
 def test_power_of_a_quotient_with_its_exponent_zero(load_module) -> None:
     # (1 + 1/x)**x at x = 0 is inf**0 = 1 (the limit); power_of_quotient's far form there would
     # be exp(0*(log(0) - log(0))) = NaN, so it is not taken where the exponent is 0.

@@ -32,6 +32,7 @@ from generator.primitives import (
     by_dtype,
     erfc,
     expm1,
+    finite,
     hypot,
     hypot_ratio,
     hypot_ratio_gap,
@@ -77,6 +78,7 @@ from generator.stabilize import (
     RULES,
     SOURCES,
     VARIANTS,
+    exp_argument_beside_exp,
     power_of_quotient,
     repairs,
 )
@@ -136,7 +138,7 @@ with mpmath.workdps(50):
     QUINTIC_ROOT = mpmath.mpf(5) ** mpmath.mpf(-0.25)
     QUINTIC_HI, QUINTIC_LO = _split(QUINTIC_ROOT)
     QUINTIC_REST = sp.Float(float(1 / mpmath.sqrt(5)), 17)
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS, power_of_quotient)}
+RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS, power_of_quotient, exp_argument_beside_exp)}
 
 
 def _log_erfc_gap(p: sp.Expr, q: sp.Expr) -> sp.Expr:
@@ -2044,6 +2046,24 @@ CASES: tuple[Case, ...] = (
         {x: (-5.078703e24,), y: (-2.8592424e-18,)},
         label="compound",
     ),
+    # The Gompertz slope in b, -exp(-c*x - b*exp(-c*x)): where x*y overflows the exponent is
+    # inf - inf = NaN; the truth is 0 (y*x = -8.5e38, t = 1).
+    Case(
+        "exp_argument_beside_exp",
+        -sp.exp(-x * y - t * sp.exp(-x * y)),
+        -sp.exp(finite(-x * y) - t * sp.exp(-x * y)),
+        {x: (2.5,), y: (-3.4e38,), t: (1.0,)},
+        truth=(0.0,),
+    ),
+    # Its curvature, in mul_exp, with twice the argument beside the exponential.
+    Case(
+        "exp_argument_beside_exp",
+        mul_exp(t, -2 * x * y - t * sp.exp(-x * y)),
+        mul_exp(t, finite(-2 * x * y) - t * sp.exp(-x * y)),
+        {x: (2.5,), y: (-3.4e38,), t: (1.0,)},
+        truth=(0.0,),
+        label="mul_exp",
+    ),
     # (1e15)**3 and (1e20)**2 both overflow: inf * 0 = nan; the truth is 1e5.
     Case(
         "balance_ratio",
@@ -2589,6 +2609,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_of_quotient", (x / y) ** 3),  # a number for exponent: no input to keep it small
     ("power_of_quotient", x**t),  # no quotient
     ("power_of_quotient", (2 / y) ** t),  # no input over the denominator
+    ("exp_argument_beside_exp", sp.exp(x - t * sp.exp(x))),  # an input does not overflow
+    ("exp_argument_beside_exp", sp.exp(-x * y - t * sp.exp(-x))),  # not the exponential's argument
+    ("exp_argument_beside_exp", sp.exp(x * y * t - sp.exp(x * y))),  # not a multiple of it
     # exp(+x**2) is no Gaussian: there is no inf * 0 to balance.
     ("balance_gaussian", x**2 * sp.exp(x**2)),
     ("divide_stepwise", x / y),
