@@ -2163,6 +2163,15 @@ def _log_of_power(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((xlogy(w, b), b > 0), (node, True))
 
 
+def _sign_of_factor(f: sp.Expr) -> sp.Expr:
+    """sign(f), of a whole power from its base: 1/y flushes to 0 where |y| > 2**126 (sign(1/y)
+    made sqrt(x/y) 0 at x = y = 3.4e38), and an even power's sign is 1 wherever it is not 0."""
+    b, e = f.as_base_exp()
+    if e.is_Integer:
+        return sp.sign(b) if e.is_odd else sp.Integer(1)
+    return sp.sign(f)
+
+
 def _root_of_product(node: sp.Expr) -> sp.Expr | None:
     """(a*b*...)**e for a fractional e as (sign(b)*...*a)**e*|b|**e*...: the product over- or
     underflows where its root need not (the Bhattacharyya term sqrt(p*q) is 0 at p = q =
@@ -2177,7 +2186,7 @@ def _root_of_product(node: sp.Expr) -> sp.Expr | None:
     if len(factors) < 2 or len(factors) != len(sp.Mul.make_args(body)) or _holds_where(node):
         return None
     # The sign of each factor, not of their product, which flushes to 0 where they are small.
-    first, signs = factors[0], sp.Mul(*(sp.sign(f) for f in factors[1:]))
+    first, signs = factors[0], sp.Mul(*(_sign_of_factor(f) for f in factors[1:]))
     return (coeff * signs * first) ** node.exp * sp.Mul(*(sp.Abs(f) ** node.exp for f in factors[1:]))
 
 

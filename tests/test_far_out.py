@@ -2280,6 +2280,17 @@ def test_gompertz_slopes_where_the_scaled_argument_overflows(load_module) -> Non
     _partials_match(fn, sp.exp(-b * sp.exp(-c * x)), [x, b, c], [(0.5, 2.0, -3.0), (-2.0, 0.25, 1.5)], indices, rel=1e-5)
 
 
+def test_square_root_of_a_quotient_that_overflows_or_flushes(load_module) -> None:
+    # sqrt(x/y) is sqrt(x*sign(y))/sqrt(|y|): x/y overflows at x = -5e24, y = -2.9e-18, and its
+    # slope in x, sqrt(x/y)/(2*x), was -inf there (the truth is -1.3e-4). The sign was taken
+    # of 1/y, which flushes to 0 at |y| = 3.4e38: sqrt(x/y) was 0 at x = y = 3.4e38.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("sqrt(x/y)", "root_ratio", ["x", "y"]).root_ratio
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    points = [(f32(-5.078703e24), f32(-2.8592424e-18)), (f32(-74.242424), f32(-3.4e38)), (f32(3.4e38), f32(3.4e38)), (2.0, 3.0)]
+    _partials_match(fn, sp.sqrt(x / y), [x, y], points, ((), (0,), (1,), (0, 0), (0, 1), (1, 1)), rel=1e-5, tiny=1.2e-38)
+
+
 def test_power_of_a_quotient_with_its_exponent_zero(load_module) -> None:
     # (1 + 1/x)**x at x = 0 is inf**0 = 1 (the limit); power_of_quotient's far form there would
     # be exp(0*(log(0) - log(0))) = NaN, so it is not taken where the exponent is 0.

@@ -1220,6 +1220,15 @@ CASES: tuple[Case, ...] = (
         sp.sqrt(x * sp.sign(y)) * sp.sqrt(sp.Abs(y)),
         {x: (1e-20, -1e20), y: (1e-20, -1e20)},
     ),
+    # sqrt(x/y): x/y overflows at x = -5e24, y = -2.9e-18. The sign is y's, not 1/y's, which
+    # TF flushes to 0 at y = -3.4e38 (test_far_out).
+    Case(
+        "root_of_product",
+        sp.sqrt(x / y),
+        sp.sqrt(x * sp.sign(y)) / sp.sqrt(sp.Abs(y)),
+        {x: (-5.078703e24,), y: (-2.8592424e-18,)},
+        label="quotient",
+    ),
     # log1mexp(x**2/2) at x = 1e-20: the square flushes, log(0) = -inf; the truth is -92.8.
     # Below u = 1 the logs and the series S(u) = log1mexp(u) - log(u) to u**22.
     Case(
