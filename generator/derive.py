@@ -27,6 +27,8 @@ from generator.stabilize import (
     GUARDS,
     RULES,
     SOURCES,
+    abs_over_power,
+    asinh_of_quotient,
     compensate_arguments,
     compensate_powers,
     compensate_sums,
@@ -340,10 +342,11 @@ def derive(
             fired.append(guard.name)
             partials = guarded
     # Pruned again: xlogy((x/y)**a, x/y) has the power's where inside its own, on one condition.
-    guarded = {i: prune_branches(power_of_quotient(e)) for i, e in partials.items()}
-    if guarded != partials:
-        fired.append(power_of_quotient.name)
-        partials = guarded
+    for rule in (power_of_quotient, asinh_of_quotient, abs_over_power):
+        guarded = {i: prune_branches(rule(e)) for i, e in partials.items()}
+        if guarded != partials:
+            fired.append(rule.name)
+            partials = guarded
     clipped = {i: exp_argument_beside_exp(e) for i, e in partials.items()}
     if clipped != partials:
         fired.append(exp_argument_beside_exp.name)

@@ -22,6 +22,8 @@ from generator.stabilize import (
     RULES,
     SOURCES,
     VARIANTS,
+    abs_over_power,
+    asinh_of_quotient,
     compensate_arguments,
     exp_argument_beside_exp,
     power_of_quotient,
@@ -38,6 +40,8 @@ _RULES_WHY = (
     scale_tails,
     precise_sigmoids,
     power_of_quotient,
+    asinh_of_quotient,
+    abs_over_power,
     exp_argument_beside_exp,
     *GUARDS,
 )

@@ -2291,6 +2291,18 @@ def test_square_root_of_a_quotient_that_overflows_or_flushes(load_module) -> Non
     _partials_match(fn, sp.sqrt(x / y), [x, y], points, ((), (0,), (1,), (0, 0), (0, 1), (1, 1)), rel=1e-5, tiny=1.2e-38)
 
 
+def test_scaled_asinh_where_its_quotient_overflows(load_module) -> None:
+    # c*asinh(x/c): x/c overflows at x = -2.6e32, c = 3e-28, and asinh(-inf) = -inf, where the
+    # truth is -4.1e-26; there log(2) + log|x| - log|c|, signed. Its slope in c,
+    # asinh(x/c) - x*|c|/(c*hypot(c, x)), was printed (-|c|*x)/c/hypot(c, x), whose |c|*x
+    # overflows at x = c = 1.3e20 (the truth is 0.174); |c|/c is sign(c) now.
+    x, c = sp.symbols("x c", real=True)
+    fn = load_module("c*asinh(x/c)", "scaled_asinh", ["x", "c"]).scaled_asinh
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    points = [(f32(-2.5602718e32), f32(2.9531143e-28)), (f32(1.2792213e20), f32(1.2792213e20)), (f32(-1.2792213e20), f32(-1.2792213e20)), (3.0, 2.0)]
+    _partials_match(fn, c * sp.asinh(x / c), [x, c], points, ((), (0,), (1,)), rel=1e-5, tiny=1.2e-38)
+
+
 def test_power_of_a_quotient_with_its_exponent_zero(load_module) -> None:
     # (1 + 1/x)**x at x = 0 is inf**0 = 1 (the limit); power_of_quotient's far form there would
     # be exp(0*(log(0) - log(0))) = NaN, so it is not taken where the exponent is 0.
