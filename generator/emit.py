@@ -28,6 +28,7 @@ from generator.stabilize import (
     exp_argument_beside_exp,
     power_of_quotient,
     precise_sigmoids,
+    quotient_by_expm1,
     scale_tails,
 )
 
@@ -42,6 +43,7 @@ _RULES_WHY = (
     power_of_quotient,
     asinh_of_quotient,
     abs_over_power,
+    quotient_by_expm1,
     exp_argument_beside_exp,
     *GUARDS,
 )
