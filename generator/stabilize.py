@@ -4694,7 +4694,8 @@ def _quotient_by_expm1(node: sp.Expr) -> sp.Expr | None:
     found = [
         f for f in node.args if isinstance(f, sp.Pow) and isinstance(f.base, expm1) and f.exp.is_Integer and f.exp < 0
     ]
-    if len(found) != 1 or found[0].base.args[0].is_number:
+    # (A where in u would put one in the condition, which SymPy simplifies: power_of_quotient.)
+    if len(found) != 1 or found[0].base.args[0].is_number or _holds_where(found[0].base.args[0]):
         return None
     rest = node / found[0]
     if not rest.free_symbols:
@@ -4728,8 +4729,10 @@ def _no_nan_exp_by_halves(node: sp.Expr) -> sp.Expr | None:
     -expm1(x)*exp(x - exp(x)) at x = 4.55 is -1.1e-37, exp(-89.7) is subnormal, and the
     product was 0). mul_exp is 0 wherever mul_no_nan is, and where a is 0 and exp(u) inf too
     (0, not 0*inf = NaN). Elsewhere as it is: the halves round twice, an ulp or so more."""
-    if isinstance(node, mul_no_nan) and isinstance(node.args[1], sp.exp) and not node.args[1].args[0].is_number:
-        a, u = node.args[0], node.args[1].args[0]
+    if not (isinstance(node, mul_no_nan) and isinstance(node.args[1], sp.exp)):
+        return None
+    a, u = node.args[0], node.args[1].args[0]
+    if not u.is_number and not _holds_where(u):
         return sp.Piecewise((mul_exp(a, u), sp.Abs(u) > EXP_EDGE), (node, True))
     return None
 
