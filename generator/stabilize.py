@@ -4683,8 +4683,20 @@ abs_over_power = Rule(
 EXP_EDGE = by_dtype(sp.Integer(80), sp.Integer(700))
 
 
+def _input_outside_functions(r: sp.Expr) -> bool:
+    """Whether an input appears in r outside every function (x, x**3, 1/x**4, x*(1 - ...)):
+    where it does, r may grow large enough to bring back a flushed exponential; a sum of
+    bounded functions (1 + 2*sinh(log1mexp(x)/2)**2) does not, and is left alone."""
+    if r.is_Symbol:
+        return True
+    if isinstance(r, (sp.Add, sp.Mul, sp.Pow)):
+        return any(_input_outside_functions(a) for a in r.args)
+    return False
+
+
 def _quotient_by_expm1(node: sp.Expr) -> sp.Expr | None:
-    """r/expm1(u)**k, r not a number, as mul_exp(r, -k*u) where u > EXP_EDGE: expm1(u)
+    """r/expm1(u)**k, r with an input outside its functions (_input_outside_functions), as
+    mul_exp(r, -k*u) where u > EXP_EDGE: expm1(u)
     overflows for u > 88.7 where the quotient need not be below the smallest normal (the
     Bernoulli generating function x/(exp(x) - 1) is 1.3e-37 at x = 89.4, and was 0).
     Elsewhere as it is. Bottom up: r's own quotients take their far forms in the far branch,
@@ -4698,7 +4710,7 @@ def _quotient_by_expm1(node: sp.Expr) -> sp.Expr | None:
     if len(found) != 1 or found[0].base.args[0].is_number or _holds_where(found[0].base.args[0]):
         return None
     rest = node / found[0]
-    if not rest.free_symbols:
+    if not _input_outside_functions(rest):
         return None
     u, k = found[0].base.args[0], -found[0].exp
     far = u > EXP_EDGE
@@ -4724,7 +4736,8 @@ quotient_by_expm1 = Rule(
 
 
 def _no_nan_exp_by_halves(node: sp.Expr) -> sp.Expr | None:
-    """mul_no_nan(a, exp(u)) as mul_exp(a, u), (a*exp(u/2))*exp(u/2), where |u| > EXP_EDGE:
+    """mul_no_nan(a, exp(u)), a with an input outside its functions (_input_outside_functions),
+    as mul_exp(a, u), (a*exp(u/2))*exp(u/2), where |u| > EXP_EDGE:
     exp(u) flushes or overflows where the product need not (exp(x - exp(x))'s slope
     -expm1(x)*exp(x - exp(x)) at x = 4.55 is -1.1e-37, exp(-89.7) is subnormal, and the
     product was 0). mul_exp is 0 wherever mul_no_nan is, and where a is 0 and exp(u) inf too
@@ -4732,7 +4745,7 @@ def _no_nan_exp_by_halves(node: sp.Expr) -> sp.Expr | None:
     if not (isinstance(node, mul_no_nan) and isinstance(node.args[1], sp.exp)):
         return None
     a, u = node.args[0], node.args[1].args[0]
-    if not u.is_number and not _holds_where(u):
+    if not u.is_number and not _holds_where(u) and _input_outside_functions(a):
         return sp.Piecewise((mul_exp(a, u), sp.Abs(u) > EXP_EDGE), (node, True))
     return None
 
