@@ -36,7 +36,6 @@ from generator.stabilize import (
     factor_powers,
     group_powers,
     lower_sigmoid_pairs,
-    no_nan_exp_by_halves,
     optimize,
     power_of_quotient,
     precise_sigmoids,
@@ -344,7 +343,7 @@ def derive(
             fired.append(guard.name)
             partials = guarded
     # Pruned again: xlogy((x/y)**a, x/y) has the power's where inside its own, on one condition.
-    for rule in (power_of_quotient, asinh_of_quotient, abs_over_power, quotient_by_expm1, no_nan_exp_by_halves):
+    for rule in (power_of_quotient, asinh_of_quotient, abs_over_power, quotient_by_expm1):
         guarded = {i: prune_branches(rule(e)) for i, e in partials.items()}
         if guarded != partials:
             fired.append(rule.name)

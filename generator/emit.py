@@ -26,7 +26,6 @@ from generator.stabilize import (
     asinh_of_quotient,
     compensate_arguments,
     exp_argument_beside_exp,
-    no_nan_exp_by_halves,
     power_of_quotient,
     precise_sigmoids,
     quotient_by_expm1,
@@ -45,7 +44,6 @@ _RULES_WHY = (
     asinh_of_quotient,
     abs_over_power,
     quotient_by_expm1,
-    no_nan_exp_by_halves,
     exp_argument_beside_exp,
     *GUARDS,
 )

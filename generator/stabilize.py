@@ -4689,7 +4689,7 @@ def _input_outside_functions(r: sp.Expr) -> bool:
     bounded functions (1 + 2*sinh(log1mexp(x)/2)**2) does not, and is left alone."""
     if r.is_Symbol:
         return True
-    if isinstance(r, (sp.Add, sp.Mul, sp.Pow)):
+    if isinstance(r, (sp.Add, sp.Mul, sp.Pow, ipow)):
         return any(_input_outside_functions(a) for a in r.args)
     return False
 
@@ -4732,31 +4732,6 @@ quotient_by_expm1 = Rule(
     "quotient_by_expm1",
     "r/expm1(u) is r/inf = 0 where expm1 overflows and the quotient is a normal float; mul_exp(r, -u) is not",
     _quotient_by_expm1,
-)
-
-
-def _no_nan_exp_by_halves(node: sp.Expr) -> sp.Expr | None:
-    """mul_no_nan(a, exp(u)), a with an input outside its functions (_input_outside_functions),
-    as mul_exp(a, u), (a*exp(u/2))*exp(u/2), where |u| > EXP_EDGE:
-    exp(u) flushes or overflows where the product need not (exp(x - exp(x))'s slope
-    -expm1(x)*exp(x - exp(x)) at x = 4.55 is -1.1e-37, exp(-89.7) is subnormal, and the
-    product was 0). mul_exp is 0 wherever mul_no_nan is, and where a is 0 and exp(u) inf too
-    (0, not 0*inf = NaN). Elsewhere as it is: the halves round twice, an ulp or so more."""
-    if not (isinstance(node, mul_no_nan) and isinstance(node.args[1], sp.exp)):
-        return None
-    a, u = node.args[0], node.args[1].args[0]
-    if not u.is_number and not _holds_where(u) and _input_outside_functions(a):
-        return sp.Piecewise((mul_exp(a, u), sp.Abs(u) > EXP_EDGE), (node, True))
-    return None
-
-
-# Not in RULES: applied to the forms chosen (derive). The judge's points seldom fall where
-# exp(u) is subnormal and the product is not.
-no_nan_exp_by_halves = Rule(
-    "no_nan_exp_by_halves",
-    "a*exp(u) guarded by multiply_no_nan is 0 where exp(u) flushes and the product is a normal float; "
-    "(a*exp(u/2))*exp(u/2) is not",
-    _no_nan_exp_by_halves,
 )
 
 

@@ -82,7 +82,6 @@ from generator.stabilize import (
     abs_over_power,
     asinh_of_quotient,
     exp_argument_beside_exp,
-    no_nan_exp_by_halves,
     power_of_quotient,
     quotient_by_expm1,
     repairs,
@@ -143,7 +142,7 @@ with mpmath.workdps(50):
     QUINTIC_ROOT = mpmath.mpf(5) ** mpmath.mpf(-0.25)
     QUINTIC_HI, QUINTIC_LO = _split(QUINTIC_ROOT)
     QUINTIC_REST = sp.Float(float(1 / mpmath.sqrt(5)), 17)
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS, power_of_quotient, asinh_of_quotient, abs_over_power, quotient_by_expm1, no_nan_exp_by_halves, exp_argument_beside_exp)}
+RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS, power_of_quotient, asinh_of_quotient, abs_over_power, quotient_by_expm1, exp_argument_beside_exp)}
 
 
 def _log_erfc_gap(p: sp.Expr, q: sp.Expr) -> sp.Expr:
@@ -2100,14 +2099,6 @@ CASES: tuple[Case, ...] = (
         {x: (89.5, 90.75)},
         label="nested",
     ),
-    # y*exp(x) guarded by multiply_no_nan: exp(-100) is subnormal (0 in TF) where the product
-    # is 3.7e-24, and exp(95.5) overflows where it is 3.0e11.
-    Case(
-        "no_nan_exp_by_halves",
-        mul_no_nan(y, sp.exp(x)),
-        sp.Piecewise((mul_exp(y, x), sp.Abs(x) > EXP_EDGE), (mul_no_nan(y, sp.exp(x)), True)),
-        {x: (-100.0, 95.5), y: (1e20, 1e-30)},
-    ),
     # The Gompertz slope in b, -exp(-c*x - b*exp(-c*x)): where x*y overflows the exponent is
     # inf - inf = NaN; the truth is 0 (y*x = -8.5e38, t = 1).
     Case(
@@ -2678,8 +2669,6 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("quotient_by_expm1", 1 / expm1(x)),  # nothing to bring the quotient back above 1e-38
     ("quotient_by_expm1", x / expm1(2)),  # a number
     ("quotient_by_expm1", x * expm1(x)),  # no quotient
-    ("no_nan_exp_by_halves", mul_no_nan(y, sp.exp(x) + 1)),  # a sum, not an exp
-    ("no_nan_exp_by_halves", mul_no_nan(sp.exp(x), y)),  # the exp is not the factor that flushes to 0
     ("exp_argument_beside_exp", sp.exp(x - t * sp.exp(x))),  # an input does not overflow
     ("exp_argument_beside_exp", sp.exp(-x * y - t * sp.exp(-x))),  # not the exponential's argument
     ("exp_argument_beside_exp", sp.exp(x * y * t - sp.exp(x * y))),  # not a multiple of it
