@@ -24,6 +24,7 @@ import sympy as sp
 
 from generator.primitives import (
     add_error,
+    away,
     bounded_error,
     by_dtype,
     clip,
@@ -4689,7 +4690,8 @@ def _input_outside_functions(r: sp.Expr) -> bool:
     bounded functions (1 + 2*sinh(log1mexp(x)/2)**2) does not, and is left alone."""
     if r.is_Symbol:
         return True
-    if isinstance(r, (sp.Add, sp.Mul, sp.Pow, ipow)):
+    # Through powers held, |u| and the regimes' guards of an argument (away(x, 2) is x).
+    if isinstance(r, (sp.Add, sp.Mul, sp.Pow, ipow, sp.Abs, clip, away)):
         return any(_input_outside_functions(a) for a in r.args)
     return False
 
