@@ -4693,6 +4693,9 @@ def _input_outside_functions(r: sp.Expr) -> bool:
     # Through powers held, |u| and the regimes' guards of an argument (away(x, 2) is x).
     if isinstance(r, (sp.Add, sp.Mul, sp.Pow, ipow, sp.Abs, clip, away)):
         return any(_input_outside_functions(a) for a in r.args)
+    # Through a where's values: (1 - x)/expm1(-x), rewritten here first, is one.
+    if isinstance(r, sp.Piecewise):
+        return any(_input_outside_functions(value) for value, _ in r.args)
     return False
 
 
