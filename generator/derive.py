@@ -40,7 +40,6 @@ from generator.stabilize import (
     power_of_quotient,
     precise_sigmoids,
     prune_branches,
-    quotient_by_expm1,
     repairs,
     scale_tails,
     share_arguments,
@@ -343,7 +342,7 @@ def derive(
             fired.append(guard.name)
             partials = guarded
     # Pruned again: xlogy((x/y)**a, x/y) has the power's where inside its own, on one condition.
-    for rule in (power_of_quotient, asinh_of_quotient, abs_over_power, quotient_by_expm1):
+    for rule in (power_of_quotient, asinh_of_quotient, abs_over_power):
         guarded = {i: prune_branches(rule(e)) for i, e in partials.items()}
         if guarded != partials:
             fired.append(rule.name)

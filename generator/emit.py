@@ -28,7 +28,6 @@ from generator.stabilize import (
     exp_argument_beside_exp,
     power_of_quotient,
     precise_sigmoids,
-    quotient_by_expm1,
     scale_tails,
 )
 
@@ -43,7 +42,6 @@ _RULES_WHY = (
     power_of_quotient,
     asinh_of_quotient,
     abs_over_power,
-    quotient_by_expm1,
     exp_argument_beside_exp,
     *GUARDS,
 )

@@ -24,7 +24,6 @@ import sympy as sp
 
 from generator.primitives import (
     add_error,
-    away,
     bounded_error,
     by_dtype,
     clip,
@@ -4676,67 +4675,6 @@ abs_over_power = Rule(
     "abs_over_power",
     "|u|/u: |u|*x overflows where the quotient is a sign; sign(u)*x does not",
     _abs_over_power,
-)
-
-
-# Beyond |u| = EXP_EDGE, exp(u) is within e**9 of leaving the normal floats (e**6 in
-# float64), and expm1(u) is exp(u) to an ulp for u > 0 (e**-u << 2**-53).
-EXP_EDGE = by_dtype(sp.Integer(80), sp.Integer(700))
-
-
-def _input_outside_functions(r: sp.Expr) -> bool:
-    """Whether an input appears in r outside every function (x, x**3, 1/x**4, x*(1 - ...)):
-    where it does, r may grow large enough to bring back a flushed exponential; a sum of
-    bounded functions (1 + 2*sinh(log1mexp(x)/2)**2) does not, and is left alone."""
-    if r.is_Symbol:
-        return True
-    # Through powers held, |u| and the regimes' guards of an argument (away(x, 2) is x).
-    if isinstance(r, (sp.Add, sp.Mul, sp.Pow, ipow, sp.Abs, clip, away)):
-        return any(_input_outside_functions(a) for a in r.args)
-    # Through a where's values: (1 - x)/expm1(-x), rewritten here first, is one.
-    if isinstance(r, sp.Piecewise):
-        return any(_input_outside_functions(value) for value, _ in r.args)
-    return False
-
-
-def _quotient_by_expm1(node: sp.Expr) -> sp.Expr | None:
-    """r/expm1(u)**k, r with an input outside its functions (_input_outside_functions), as
-    mul_exp(r, -k*u) where u > EXP_EDGE: expm1(u)
-    overflows for u > 88.7 where the quotient need not be below the smallest normal (the
-    Bernoulli generating function x/(exp(x) - 1) is 1.3e-37 at x = 89.4, and was 0).
-    Elsewhere as it is. Bottom up: r's own quotients take their far forms in the far branch,
-    so x*(1 - x*exp(x)/expm1(x))/expm1(x), Planck's slope, is not x*(1 - 0)*exp(-x) there."""
-    if not isinstance(node, sp.Mul):
-        return None
-    found = [
-        f for f in node.args if isinstance(f, sp.Pow) and isinstance(f.base, expm1) and f.exp.is_Integer and f.exp < 0
-    ]
-    # (A where in u would put one in the condition, which SymPy simplifies: power_of_quotient.)
-    if len(found) != 1 or found[0].base.args[0].is_number or _holds_where(found[0].base.args[0]):
-        return None
-    rest = node / found[0]
-    if not _input_outside_functions(rest):
-        return None
-    u, k = found[0].base.args[0], -found[0].exp
-    far = u > EXP_EDGE
-    # As a where holds it (80 < away(x, 2) for away(x, 2) > 80).
-    held = sp.Piecewise((1, far), (0, True)).args[0].cond
-    # r's own quotients by expm1(u), already rewritten, at their far forms; there
-    # mul_exp(mul_exp(x, -x), x), x*exp(x)/expm1(x) far out, is x (mul_exp(x, -x) flushes).
-    rest = rest.replace(lambda e: isinstance(e, sp.Piecewise) and e.args[0].cond == held, lambda e: e.args[0].expr)
-    rest = rest.replace(
-        lambda e: isinstance(e, mul_exp) and isinstance(e.args[0], mul_exp) and (e.args[0].args[1] + e.args[1]).is_number,
-        lambda e: mul_exp(e.args[0].args[0], e.args[0].args[1] + e.args[1]),
-    )
-    rest = rest.replace(lambda e: isinstance(e, mul_exp) and e.args[1] == 0, lambda e: e.args[0])
-    return sp.Piecewise((mul_exp(rest, -k * u), far), (node, True))
-
-
-# Not in RULES, as power_of_quotient: the judge's points hold few such arguments.
-quotient_by_expm1 = Rule(
-    "quotient_by_expm1",
-    "r/expm1(u) is r/inf = 0 where expm1 overflows and the quotient is a normal float; mul_exp(r, -u) is not",
-    _quotient_by_expm1,
 )
 
 

@@ -71,7 +71,6 @@ from generator.stabilize import (
     DTYPE_MAX,
     DTYPE_TINY,
     ECONOMIES,
-    EXP_EDGE,
     GUARDS,
     LOG_HYPOT_HALVED,
     PRODUCT_EDGE as EDGE,
@@ -83,7 +82,6 @@ from generator.stabilize import (
     asinh_of_quotient,
     exp_argument_beside_exp,
     power_of_quotient,
-    quotient_by_expm1,
     repairs,
 )
 
@@ -142,7 +140,7 @@ with mpmath.workdps(50):
     QUINTIC_ROOT = mpmath.mpf(5) ** mpmath.mpf(-0.25)
     QUINTIC_HI, QUINTIC_LO = _split(QUINTIC_ROOT)
     QUINTIC_REST = sp.Float(float(1 / mpmath.sqrt(5)), 17)
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS, power_of_quotient, asinh_of_quotient, abs_over_power, quotient_by_expm1, exp_argument_beside_exp)}
+RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS, power_of_quotient, asinh_of_quotient, abs_over_power, exp_argument_beside_exp)}
 
 
 def _log_erfc_gap(p: sp.Expr, q: sp.Expr) -> sp.Expr:
@@ -2078,27 +2076,6 @@ CASES: tuple[Case, ...] = (
         -x * sp.sign(y) / hypot(y, x),
         {x: (1.2792213e20, -3e30), y: (1.2792213e20, 2e20)},
     ),
-    # The Bernoulli generating function x/(exp(x) - 1) at x = 89.5 and 90.75: expm1 overflows,
-    # x/inf = 0; the truth is 1.2e-37 and 3.5e-38.
-    Case(
-        "quotient_by_expm1",
-        x / expm1(x),
-        sp.Piecewise((mul_exp(x, -x), x > EXP_EDGE), (x / expm1(x), True)),
-        {x: (89.5, 90.75)},
-    ),
-    # Planck's slope x**2*(3 - 3*exp(-x) - x)/(expm1(x)*(1 - exp(-x))) as the judge writes it:
-    # x*(1 - x*exp(x)/expm1(x))/expm1(x), whose inner quotient is x far out, not
-    # mul_exp(x, -x)*exp(x) (flushed at x = 89.4 before the exp brings it back).
-    Case(
-        "quotient_by_expm1",
-        x * (1 - mul_exp(x / expm1(x), x)) / expm1(x),
-        sp.Piecewise(
-            (mul_exp(x * (1 - x), -x), x > EXP_EDGE),
-            (x * (1 - mul_exp(sp.Piecewise((mul_exp(x, -x), x > EXP_EDGE), (x / expm1(x), True)), x)) / expm1(x), True),
-        ),
-        {x: (89.5, 90.75)},
-        label="nested",
-    ),
     # The Gompertz slope in b, -exp(-c*x - b*exp(-c*x)): where x*y overflows the exponent is
     # inf - inf = NaN; the truth is 0 (y*x = -8.5e38, t = 1).
     Case(
@@ -2666,9 +2643,6 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("asinh_of_quotient", sp.asinh(2 / y)),  # no input over the denominator
     ("abs_over_power", sp.Abs(y) * y),  # no quotient
     ("abs_over_power", sp.Abs(y) ** 2 / y),  # the quotient grows: |y|**2/y is not a sign
-    ("quotient_by_expm1", 1 / expm1(x)),  # nothing to bring the quotient back above 1e-38
-    ("quotient_by_expm1", x / expm1(2)),  # a number
-    ("quotient_by_expm1", x * expm1(x)),  # no quotient
     ("exp_argument_beside_exp", sp.exp(x - t * sp.exp(x))),  # an input does not overflow
     ("exp_argument_beside_exp", sp.exp(-x * y - t * sp.exp(-x))),  # not the exponential's argument
     ("exp_argument_beside_exp", sp.exp(x * y * t - sp.exp(x * y))),  # not a multiple of it
