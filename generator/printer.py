@@ -459,7 +459,8 @@ class TFPrinter(ProductOrder, StrPrinter):
         if func is prim.clip:
             return self._print_clip(expr)
         if func is prim.finite:
-            return f"tf.clip_by_value({self._print(expr.args[0])}, {self.dtype_of}.dtype.min, {self.dtype_of}.dtype.max)"
+            bounds = f"{self.dtype_of}.dtype.min, {self.dtype_of}.dtype.max"
+            return f"tf.clip_by_value({self._print(expr.args[0])}, {bounds})"
         if func is prim.away:
             return self._print_away(expr)
         if func is prim.apart:

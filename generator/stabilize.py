@@ -4719,8 +4719,8 @@ def _exp_argument_beside_exp(node: sp.Expr) -> sp.Expr | None:
 # judge has nothing to weigh, and the rules above see no clip.
 exp_argument_beside_exp = Rule(
     "exp_argument_beside_exp",
-    "exp(c*u + k*exp(u)) with u overflowing is exp(inf - inf) = NaN where the exponential decides; "
-    "u clipped to the largest float keeps exp(u) inf and the sum its sign",
+    "exp(c*u + k*exp(u)) with c*u overflowing is exp(inf - inf) = NaN where the exponential decides; "
+    "c*u clipped to the largest float keeps exp(u) inf and the sum its sign",
     _exp_argument_beside_exp,
 )
 

@@ -2272,7 +2272,11 @@ def test_gompertz_slopes_where_the_scaled_argument_overflows(load_module) -> Non
     x, b, c = sp.symbols("x b c", real=True)
     fn = load_module("exp(-b*exp(-c*x))", "gompertz", ["x", "b", "c"]).gompertz
     indices = ((), (0,), (1,), (2,), (0, 0), (0, 2), (1, 1), (1, 2), (2, 2))
-    far = [(69.69697, 1.000061, -6.1558614e37), (1.2166897e30, 100.0, -5.134894e34), (-1.5470514e13, 7.061097e-33, 8.7408006e33)]
+    far = [
+        (69.69697, 1.000061, -6.1558614e37),
+        (1.2166897e30, 100.0, -5.134894e34),
+        (-1.5470514e13, 7.061097e-33, 8.7408006e33),
+    ]
     xs = [tf.constant([p[i] for p in far], dtype=tf.float32) for i in range(3)]
     got = tf_partials(tf, fn, xs, 2)
     for index in indices:
@@ -2287,7 +2291,12 @@ def test_square_root_of_a_quotient_that_overflows_or_flushes(load_module) -> Non
     x, y = sp.symbols("x y", real=True)
     fn = load_module("sqrt(x/y)", "root_ratio", ["x", "y"]).root_ratio
     f32 = lambda v: float(np.float32(v))  # noqa: E731
-    points = [(f32(-5.078703e24), f32(-2.8592424e-18)), (f32(-74.242424), f32(-3.4e38)), (f32(3.4e38), f32(3.4e38)), (2.0, 3.0)]
+    points = [
+        (f32(-5.078703e24), f32(-2.8592424e-18)),
+        (f32(-74.242424), f32(-3.4e38)),
+        (f32(3.4e38), f32(3.4e38)),
+        (2.0, 3.0),
+    ]
     _partials_match(fn, sp.sqrt(x / y), [x, y], points, ((), (0,), (1,), (0, 0), (0, 1), (1, 1)), rel=1e-5, tiny=1.2e-38)
 
 
@@ -2299,7 +2308,12 @@ def test_scaled_asinh_where_its_quotient_overflows(load_module) -> None:
     x, c = sp.symbols("x c", real=True)
     fn = load_module("c*asinh(x/c)", "scaled_asinh", ["x", "c"]).scaled_asinh
     f32 = lambda v: float(np.float32(v))  # noqa: E731
-    points = [(f32(-2.5602718e32), f32(2.9531143e-28)), (f32(1.2792213e20), f32(1.2792213e20)), (f32(-1.2792213e20), f32(-1.2792213e20)), (3.0, 2.0)]
+    points = [
+        (f32(-2.5602718e32), f32(2.9531143e-28)),
+        (f32(1.2792213e20), f32(1.2792213e20)),
+        (f32(-1.2792213e20), f32(-1.2792213e20)),
+        (3.0, 2.0),
+    ]
     _partials_match(fn, c * sp.asinh(x / c), [x, c], points, ((), (0,), (1,)), rel=1e-5, tiny=1.2e-38)
 
 
