@@ -24,20 +24,17 @@ import sympy as sp
 from generator.errors import GeneratorError
 from generator.primitives import exp_finite, ipow, kink_slopes_as_zero, mul_exp, naive, numeric, real_diff, xlogy
 from generator.stabilize import (
+    CHOSEN_FORM_PASSES,
     GUARDS,
     RULES,
     SOURCES,
-    abs_over_power,
-    asinh_of_quotient,
     compensate_arguments,
     compensate_powers,
     compensate_sums,
-    exp_argument_beside_exp,
     factor_powers,
     group_powers,
     lower_sigmoid_pairs,
     optimize,
-    power_of_quotient,
     precise_sigmoids,
     prune_branches,
     repairs,
@@ -341,16 +338,11 @@ def derive(
         if guarded != partials:
             fired.append(guard.name)
             partials = guarded
-    # Pruned again: xlogy((x/y)**a, x/y) has the power's where inside its own, on one condition.
-    for rule in (power_of_quotient, asinh_of_quotient, abs_over_power):
-        guarded = {i: prune_branches(rule(e)) for i, e in partials.items()}
-        if guarded != partials:
+    for rule in CHOSEN_FORM_PASSES:
+        passed = {i: prune_branches(rule(e)) for i, e in partials.items()}
+        if passed != partials:
             fired.append(rule.name)
-            partials = guarded
-    clipped = {i: exp_argument_beside_exp(e) for i, e in partials.items()}
-    if clipped != partials:
-        fired.append(exp_argument_beside_exp.name)
-        partials = clipped
+            partials = passed
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {
         i: _group_input_sums(_hold_common_factors(_factors_into_mul_exp(_fold_constant_sums(e))))

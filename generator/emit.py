@@ -17,16 +17,13 @@ from generator.model import Assignment, DocForm, Level, ModuleModel
 from generator.naming import Namer, describe, ordinal, partial_name, upstream_name
 from generator.printer import TFPrinter, constant_like, cse_whole_products, divide_in_place, inline_trivial, math_text
 from generator.stabilize import (
+    CHOSEN_FORM_PASSES,
     GUARDS,
     REPAIRS,
     RULES,
     SOURCES,
     VARIANTS,
-    abs_over_power,
-    asinh_of_quotient,
     compensate_arguments,
-    exp_argument_beside_exp,
-    power_of_quotient,
     precise_sigmoids,
     scale_tails,
 )
@@ -39,10 +36,7 @@ _RULES_WHY = (
     compensate_arguments,
     scale_tails,
     precise_sigmoids,
-    power_of_quotient,
-    asinh_of_quotient,
-    abs_over_power,
-    exp_argument_beside_exp,
+    *CHOSEN_FORM_PASSES,
     *GUARDS,
 )
 _RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {

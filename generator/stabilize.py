@@ -981,6 +981,11 @@ def _leg_over_hypot(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _factors_but(node: sp.Mul, factor: sp.Expr, base: sp.Expr) -> sp.Expr:
+    """The product of node's factors but `factor` and the powers of `base`."""
+    return sp.Mul(*(f for f in node.args if f is not factor and f.as_base_exp()[0] != base))
+
+
 def _sign_product(node: sp.Expr) -> sp.Expr | None:
     """u*sign(u) -> |u|: softsign x/(1 + |x|) has f' = (1 + |x| - x*sign(x))/(1 + |x|)**2,
     whose numerator is (1 + |x|) - |x| = 0 for |x| > 2**24, where the truth is 1/x**2."""
@@ -1002,7 +1007,7 @@ def _sign_product(node: sp.Expr) -> sp.Expr | None:
         if isinstance(u, sp.Abs) and m.is_Integer and m < 0:
             n = powers.get(u.args[0])
             if n is not None and n.is_Integer and n >= -m:
-                rest = sp.Mul(*(f for f in node.args if f is not factor and f.as_base_exp()[0] != u.args[0]))
+                rest = _factors_but(node, factor, u.args[0])
                 odd = -m % 2
                 if odd and n + m == 0:
                     return rest * sp.sign(u.args[0])
@@ -4664,7 +4669,7 @@ def _abs_over_power(node: sp.Expr) -> sp.Expr | None:
         if isinstance(u, sp.Abs) and m.is_Integer and m > 0:
             n = powers.get(u.args[0])
             if n is not None and n.is_Integer and -n >= m:
-                rest = sp.Mul(*(f for f in node.args if f is not factor and f.as_base_exp()[0] != u.args[0]))
+                rest = _factors_but(node, factor, u.args[0])
                 return rest * sp.sign(u.args[0]) ** (m % 2) * u.args[0] ** (n + m)
     return None
 
@@ -4680,7 +4685,7 @@ abs_over_power = Rule(
 
 def _may_overflow(u: sp.Expr) -> bool:
     """Whether u, a product, can overflow where its inputs do not: not a negated input."""
-    if not isinstance(u, sp.Mul) or u.has(finite):
+    if not isinstance(u, sp.Mul):
         return False
     coeff, rest = u.as_coeff_Mul()
     return not (rest.is_Symbol and abs(coeff) <= 1)
@@ -4723,6 +4728,12 @@ exp_argument_beside_exp = Rule(
     "c*u clipped to the largest float keeps exp(u) inf and the sum its sign",
     _exp_argument_beside_exp,
 )
+
+
+# Applied by derive, in order, to the forms chosen, after GUARDS (each pruned again:
+# xlogy((x/y)**a, x/y) has the power's where inside its own, on one condition); named in
+# the module's notes when they fire.
+CHOSEN_FORM_PASSES: tuple[Rule, ...] = (power_of_quotient, asinh_of_quotient, abs_over_power, exp_argument_beside_exp)
 
 
 def prune_branches(expr: sp.Expr) -> sp.Expr:

@@ -68,6 +68,7 @@ from generator.primitives import (
     xlogy,
 )
 from generator.stabilize import (
+    CHOSEN_FORM_PASSES,
     DTYPE_MAX,
     DTYPE_TINY,
     ECONOMIES,
@@ -78,10 +79,6 @@ from generator.stabilize import (
     RULES,
     SOURCES,
     VARIANTS,
-    abs_over_power,
-    asinh_of_quotient,
-    exp_argument_beside_exp,
-    power_of_quotient,
     repairs,
 )
 
@@ -140,9 +137,9 @@ with mpmath.workdps(50):
     QUINTIC_ROOT = mpmath.mpf(5) ** mpmath.mpf(-0.25)
     QUINTIC_HI, QUINTIC_LO = _split(QUINTIC_ROOT)
     QUINTIC_REST = sp.Float(float(1 / mpmath.sqrt(5)), 17)
-# And the passes on the forms chosen that are not in those lists.
-_PASSES = (power_of_quotient, asinh_of_quotient, abs_over_power, exp_argument_beside_exp)
-RULE_BY_NAME = {rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS, *_PASSES)}
+RULE_BY_NAME = {
+    rule.name: rule for rule in (*RULES, *VARIANTS, *REPAIRS, *SOURCES, *GUARDS, *CHOSEN_FORM_PASSES)
+}
 
 
 def _log_erfc_gap(p: sp.Expr, q: sp.Expr) -> sp.Expr:
