@@ -1177,10 +1177,15 @@ def _remembered(fn: Callable[..., object]) -> Callable[..., object]:
     input's values come back at every point of the others (digamma(a) for the log beta
     function of a, b and c: mpmath's psi took 9 of 11 s). An mpmath value depends on the
     arguments and the working precision only (the rounding mode is never changed).
+
+    Keyed by the arguments' types too: the integer 3 (lbeta(3, x) prints lgamma(3)) and
+    mpf(3) are equal and hash alike, so the value stored for one served the other, and a
+    module depended on what the process had generated before it (lgamma(x) - lgamma(y) had
+    other sample points after atanh(logaddexp(lbeta(3, x), max(x, y)))).
     """
 
-    @functools.lru_cache(maxsize=1 << 14)
-    def at(args: tuple[object, ...], prec: int) -> object:
+    @functools.lru_cache(maxsize=1 << 14, typed=True)
+    def at(prec: int, *args: object) -> object:
         return fn(*args)
 
     def wrapped(*args: object) -> object:
@@ -1188,7 +1193,7 @@ def _remembered(fn: Callable[..., object]) -> Callable[..., object]:
         # entry and compared against all the others (sqrt(logaddexp(min(x, pi), lbeta(y, pi)))
         # spent 60 of 90 s in mpf.__eq__).
         if all(isinstance(a, int) or isinstance(a, mpmath.mpf) and a._mpf_ != _MPF_NAN for a in args):
-            return at(args, mpmath.mp.prec)
+            return at(mpmath.mp.prec, *args)
         return fn(*args)
 
     return wrapped

@@ -599,11 +599,20 @@ class polygamma_diff(_GammaDifference, sp.Function):  # noqa: N801
         return sp.polygamma(n, y) - sp.polygamma(n, y + x)
 
 
+def _real_argument(u: object, ctx: mpmath.ctx_mp.MPContext) -> object:
+    """u as an mpf of `ctx`, or None where it is not real. A Python int is real: lambdify
+    prints lbeta(3, x)'s lgamma(3) with the integer 3, and its reference was NaN."""
+    if isinstance(u, int):
+        return ctx.mpf(u)
+    return u if isinstance(u, ctx.mpf) else None
+
+
 def lgamma_value(u: object, ctx: mpmath.ctx_mp.MPContext = mpmath.mp) -> object:
     """log|gamma(u)| in mpmath's context `ctx`, as TF's lgamma: +inf at a pole (0, -1, ...),
     where mpmath raises; nan for a complex u. Beyond 1e80 Stirling, to 1/(12u): mpmath's own
     took minutes at u = 30**30 and beyond (the fuzzer's log1mexp(lgamma(y**y)))."""
-    if not isinstance(u, ctx.mpf):
+    u = _real_argument(u, ctx)
+    if u is None:
         return ctx.nan
     if u <= 0 and u == ctx.floor(u):
         return ctx.inf
@@ -621,7 +630,8 @@ def polygamma_value(n: object, u: object, ctx: mpmath.ctx_mp.MPContext = mpmath.
     u = -1e38, seconds at -2e6): far below 0, the reflection
     polygamma(n, u) = (-1)**n*polygamma(n, 1 - u) - pi*d**n/du**n cot(pi*u)."""
     n = int(n)
-    if not isinstance(u, ctx.mpf):
+    u = _real_argument(u, ctx)
+    if u is None:
         return ctx.nan
     if u <= 0 and u == ctx.floor(u):
         return ctx.inf

@@ -256,6 +256,28 @@ def test_output_is_deterministic_across_runs_and_hash_seeds(project: Path, capsy
     assert not list(elsewhere.iterdir())
 
 
+def _build_in_fresh_process(directory: Path, functions: str) -> dict[str, bytes]:
+    (directory / "pyproject.toml").write_text(
+        '[tool.generator]\noutput = "pkg"\norder = 1\n' + functions, encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    command = [sys.executable, "-m", "generator", "build", "--jobs", "1", "--config", str(directory / "pyproject.toml")]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return snapshot(directory / "pkg")
+
+
+def test_a_module_does_not_depend_on_the_functions_built_before_it(tmp_path_factory) -> None:
+    """lbeta(3, x)'s reference evaluates lgamma at the integer 3; the judge's memo of mpmath
+    values took the integer 3 and mpf(3) for one key, so a later function's reference at
+    x = 3.0 got the earlier function's value (a NaN then), and the later module changed."""
+    first = '[[tool.generator.functions]]\nname = "first"\nexpr = "lgamma(3) + lgamma(x)"\n'
+    gap = '[[tool.generator.functions]]\nname = "gap"\nexpr = "lgamma(x) - lgamma(y)"\nvars = ["x", "y"]\n'
+    after = _build_in_fresh_process(tmp_path_factory.mktemp("after"), first + gap)
+    alone = _build_in_fresh_process(tmp_path_factory.mktemp("alone"), gap)
+    assert after["gap.py"] == alone["gap.py"]
+
+
 def test_build_does_not_import_tensorflow(project: Path) -> None:
     code = textwrap.dedent(f"""
         import sys

@@ -365,3 +365,22 @@ def test_a_large_form_is_evaluated_with_its_repeated_subtrees_computed_once() ->
     assert np.isfinite(got).sum() > points.shape[1] // 2
     source = inspect.getsource(judge._numpy_function(form, (x, y)))
     assert "_shared0 = " in source and source.count("erf(") <= 2  # the shared where, once
+
+
+def test_the_reference_takes_lgamma_and_polygamma_at_an_integer() -> None:
+    # lambdify prints lgamma(3) (lbeta(3, x)'s) with the integer 3, which the reference
+    # took for a complex argument: NaN at every point.
+    points = np.array([[2.0, 0.5]])
+    got = judge.reference(prim.lgamma(3) + prim.lgamma(x) + sp.polygamma(1, 2, evaluate=False), (x,), points)
+    want = [math.log(2) + math.lgamma(v) + math.pi**2 / 6 - 1 for v in (2.0, 0.5)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_remembered_values_are_kept_apart_by_the_arguments_types() -> None:
+    # The integer 3 and mpf(3) are equal and hash alike: one key served both, so a value
+    # cached for lgamma(3) was returned for lgamma(x) at x = 3.0 in a later module.
+    import mpmath
+
+    kind = judge._remembered(lambda u: type(u).__name__)
+    assert kind(3) == "int"
+    assert kind(mpmath.mpf(3)) == "mpf"
