@@ -1040,6 +1040,36 @@ def _grossly_wrong_at_moderate(
     return int(np.count_nonzero(keep & (bits > GROSS_BITS)))
 
 
+def _grossly_wrong(
+    expr: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None
+) -> int:
+    """How many moderate_points `expr` is beyond GROSS_BITS at, and how many judged points
+    (with several inputs, the grid) it is NaN at, or inf where the truth is a float32
+    number. Counted at the moderate points alone, a form wrong at one of them beat a form
+    wrong at two and never NaN on the grid: the log-normal log-density's curvature in x as
+    (m - log x)*(1/s)**2*(1/x)**2 + ... is inf - inf at 15 grid points where 1/x**2
+    overflows; the nested quotient is NaN at none, and 0.2 mean bits off.
+
+    On the grid, as the module will compute it: after the passes on the forms chosen
+    (stabilize.CHOSEN_FORM_PASSES), which mend NaN that they know (c*asinh(x/c)'s slope in c
+    as -x*|c|/(c*hypot(c, x)), where |c|*x overflows, becomes -x*sign(c)/hypot(c, x))."""
+    from generator.stabilize import CHOSEN_FORM_PASSES, prune_branches
+
+    emitted = expr
+    for rule in CHOSEN_FORM_PASSES:
+        emitted = prune_branches(rule(emitted))
+    points, truth, _ = judged_points(truth_expr, symbols, domain)
+    with np.errstate(invalid="ignore"):
+        values = np.broadcast_to(evaluate32(emitted, symbols, points), truth.shape)
+        wrong = np.isnan(values) & ~np.isnan(truth) | np.isinf(values) & (np.abs(truth) <= np.finfo(np.float32).max)
+    # In steps of 5% of the points: a form NaN over a region is broken, but a NaN at a point
+    # or two is weighed with the grid's other points (_pick), not before them (the
+    # pseudo-Huber slope in a learned scale keeps its conjugate form, exact at x = 1e-3,
+    # d = 100, over one that cancels there).
+    steps = int(np.count_nonzero(wrong)) * 20 // max(1, int(np.count_nonzero(~np.isnan(truth))))
+    return _grossly_wrong_at_moderate(expr, truth_expr, symbols, domain) + steps
+
+
 # Two inputs nearly equal or nearly opposite, the others ordinary: where a divergence has
 # its minimum (x/y - 1 - log(x/y) at x = y, whose terms cancel to 5e-9 at x = 1.0001*y) and
 # where a - b or a + b cancels in a slope (1/y - 1/x); random pairs of grid values never meet
@@ -2085,9 +2115,10 @@ def best(
     the subexpressions in `shared`), measured where the truth (and `domain`, see
     judged_points) is defined."""
     unique = list(dict.fromkeys(candidates))
-    # With several inputs, first the forms that fail at the fewest points beside the grid;
-    # with one, those that are finite at 0 where the truth has a finite limit there.
-    for failures_at in (_nonfinite_at_zeros, _grossly_wrong_at_moderate) if len(symbols) > 1 else (_nonfinite_at_zero_limit,):
+    # With several inputs, first the forms that fail at the fewest points beside the grid
+    # (and NaN on it); with one, those that are finite at 0 where the truth has a finite
+    # limit there.
+    for failures_at in (_nonfinite_at_zeros, _grossly_wrong) if len(symbols) > 1 else (_nonfinite_at_zero_limit,):
         if len(unique) > 1:
             failures = [failures_at(c, truth_expr, symbols, domain) for c in unique]
             unique = [c for c, n in zip(unique, failures) if n == min(failures)]

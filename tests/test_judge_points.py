@@ -384,3 +384,27 @@ def test_remembered_values_are_kept_apart_by_the_arguments_types() -> None:
     kind = judge._remembered(lambda u: type(u).__name__)
     assert kind(3) == "int"
     assert kind(mpmath.mpf(3)) == "mpf"
+
+
+def test_gross_failures_on_the_grid_count_beside_the_moderate_points() -> None:
+    """The log-normal log-density's curvature in x. The sum of three products is inf - inf
+    (NaN) wherever 1/x**2 overflows (15 points of the grid) and wrong at one moderate point;
+    the nested quotient is wrong at two moderate points (m = 3e38 over s = 0.5 overflows)
+    and NaN at none of the grid. Counted at the moderate points alone, the sum won; with
+    its NaN on the grid (in steps of 5% of the points: 15 of 122 is 2), it loses."""
+    m, s = sp.symbols("m s", real=True)
+    symbols = (x, m, s)
+    function = -sp.log(x * s) - (sp.log(x) - m) ** 2 / (2 * s**2)
+    truth = sp.diff(function, x, 2)
+    summed = (sp.log(x) - m) * ipow(1 / s, 2) * ipow(1 / x, 2) - ipow(1 / s, 2) * ipow(1 / x, 2) + ipow(1 / x, 2)
+    # ipow(u, 1) holds a quotient as written (SymPy would distribute it)
+    nested = ipow((ipow((ipow(-1 / s, 1) + ipow((sp.log(x) - m) / s, 1)) / s, 1) + 1) / x, 1) / x
+    moderate = [judge._grossly_wrong_at_moderate(e, truth, symbols, function) for e in (summed, nested)]
+    assert moderate == [1, 2]
+    assert [judge._grossly_wrong(e, truth, symbols, function) for e in (summed, nested)] == [3, 2]
+    assert judge.best([summed, nested], truth, symbols, function) == nested
+    # and the module: finite where 1/x**2 overflows and the curvature does too
+    points = np.array([[4.0e-36, 4.0e-36, 4.0e-36], [6.5e-33, 1.0, 0.5]], dtype=np.float32).astype(np.float64).T
+    assert (judge.reference(truth, symbols, points) < -3.5e38).all()
+    assert np.isneginf(judge.evaluate32(nested, symbols, points)).all()
+    assert np.isnan(judge.evaluate32(summed, symbols, points)).all()
