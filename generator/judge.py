@@ -1055,18 +1055,28 @@ def _grossly_wrong(
     as -x*|c|/(c*hypot(c, x)), where |c|*x overflows, becomes -x*sign(c)/hypot(c, x))."""
     from generator.stabilize import CHOSEN_FORM_PASSES, prune_branches
 
-    emitted = expr
-    for rule in CHOSEN_FORM_PASSES:
-        emitted = prune_branches(rule(emitted))
     points, truth, _ = judged_points(truth_expr, symbols, domain)
-    with np.errstate(invalid="ignore"):
-        values = np.broadcast_to(evaluate32(emitted, symbols, points), truth.shape)
-        wrong = np.isnan(values) & ~np.isnan(truth) | np.isinf(values) & (np.abs(truth) <= np.finfo(np.float32).max)
+
+    def wrong_at(form: sp.Expr) -> int:
+        with np.errstate(invalid="ignore"):
+            values = np.broadcast_to(evaluate32(form, symbols, points), truth.shape)
+            wrong = np.isnan(values) & ~np.isnan(truth) | np.isinf(values) & (np.abs(truth) <= np.finfo(np.float32).max)
+        return int(np.count_nonzero(wrong))
+
+    # The passes only when the form is NaN somewhere (they mend, and cost a third of the
+    # judge's time when applied to every candidate).
+    count = wrong_at(expr)
+    if count:
+        emitted = expr
+        for rule in CHOSEN_FORM_PASSES:
+            passed = rule(emitted)
+            emitted = emitted if passed == emitted else prune_branches(passed)
+        count = count if emitted == expr else wrong_at(emitted)
     # In steps of 5% of the points: a form NaN over a region is broken, but a NaN at a point
     # or two is weighed with the grid's other points (_pick), not before them (the
     # pseudo-Huber slope in a learned scale keeps its conjugate form, exact at x = 1e-3,
     # d = 100, over one that cancels there).
-    steps = int(np.count_nonzero(wrong)) * 20 // max(1, int(np.count_nonzero(~np.isnan(truth))))
+    steps = count * 20 // max(1, int(np.count_nonzero(~np.isnan(truth))))
     return _grossly_wrong_at_moderate(expr, truth_expr, symbols, domain) + steps
 
 
