@@ -403,7 +403,7 @@ def test_gross_failures_on_the_grid_count_beside_the_moderate_points() -> None:
     assert moderate == [1, 2]
     assert [judge._grossly_wrong(e, truth, symbols, function) for e in (summed, nested)] == [3, 2]
     assert judge.best([summed, nested], truth, symbols, function) == nested
-    # and the module: finite where 1/x**2 overflows and the curvature does too
+    # where 1/x**2 and the curvature overflow: the nested quotient is -inf, as the truth
     points = np.array([[4.0e-36, 4.0e-36, 4.0e-36], [6.5e-33, 1.0, 0.5]], dtype=np.float32).astype(np.float64).T
     assert (judge.reference(truth, symbols, points) < -3.5e38).all()
     assert np.isneginf(judge.evaluate32(nested, symbols, points)).all()
