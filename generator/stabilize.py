@@ -2742,11 +2742,17 @@ def _ratio_series(node: sp.Expr) -> sp.Expr | None:
     it ((exp(a*x) - 1)/a and the Box-Cox transform are 0/0 = NaN at a = 0, where they are
     x and log(x); their slopes in a cancel near it). A product with a where is taken into
     its branches first (power_less_one's where around the Box-Cox expm1)."""
+    return _into_branches(node, _ratio_branch)
+
+
+def _into_branches(node: sp.Expr, rewrite: Callable[[sp.Expr], sp.Expr | None]) -> sp.Expr | None:
+    """`rewrite` of a product of RATIO_SERIES_FUNCTIONS, or of each branch of a product with
+    one where, the product taken into the branches."""
     if not isinstance(node, sp.Mul) or not node.has(*RATIO_SERIES_FUNCTIONS):
         return None
     pieces = [f for f in node.args if isinstance(f, sp.Piecewise)]
     if not pieces:
-        return _ratio_branch(node)
+        return rewrite(node)
     if len(pieces) != 1:
         return None
     # The product into the branches by hand: SymPy's piecewise_fold simplifies conditions,
@@ -2754,7 +2760,7 @@ def _ratio_series(node: sp.Expr) -> sp.Expr | None:
     (piece,) = pieces
     rest = sp.Mul(*(f for f in node.args if f is not piece))
     branches = [(rest * e, c) for e, c in piece.args]
-    found = [_ratio_branch(e) for e, _ in branches]
+    found = [rewrite(e) for e, _ in branches]
     if all(e is None for e in found):
         return None
     return sp.Piecewise(*((new if new is not None else e, c) for new, (e, c) in zip(found, branches)))
@@ -2784,6 +2790,72 @@ def _ratio_branch(node: sp.Expr) -> sp.Expr | None:
             rest = sp.Mul(*(e for e in node.args if e is not f and e is not h))
             return sp.Piecewise((rest * w * poly.xreplace({_U: u}), sp.Abs(u) < band), (node, True))
     return None
+
+
+# Below this size g(u) rounds to g'(0)*u for each of RATIO_SERIES_FUNCTIONS (the next term of
+# log1p's is u**2/2, a half unit in the last place at u = 2**-24 in float32).
+TINY_ARGUMENT = by_dtype(sp.Float(2.0**-24, 17), sp.Float(2.0**-53, 17))
+
+
+def _tiny_argument(node: sp.Expr) -> sp.Expr | None:
+    """c*g(n/d) = g'(0)*n*(c/d) where |n/d| < TINY_ARGUMENT, for g that vanishes at 0 as
+    RATIO_SERIES_FUNCTIONS do and a factor c that grows with d: n/d flushes to 0 where the
+    product need not (y*log1p(x/y) at x = 1e-3, y = 1e37 is 0, the truth 1e-3; a
+    Student-t's (y + 1)*log1p(x**2/y)/2 alike). The numerator's factors multiply c/d one
+    by one, so that none flushes or overflows alone. A product with a where, in each branch
+    (y*log1p(x/y)'s where for x/y beyond 2**24, as softplus).
+
+    Not a term of a sum (nor a branch of one), whose other terms may cancel c*u: there
+    g(u)'s next term (the log1pmx that less_argument keeps) is what is left."""
+    if isinstance(node, sp.Add):
+        return sp.Add(*map(_beneath_sum, node.args))
+    return _into_branches(node, _tiny_branch)
+
+
+def _beneath_sum(term: sp.Expr) -> sp.Expr:
+    """tiny_argument inside a term of a sum: in the arguments of its functions, not its
+    products (nor those in its branches)."""
+    if isinstance(term, sp.Mul):
+        return sp.Mul(*map(_beneath_sum, term.args))
+    if isinstance(term, sp.Piecewise):
+        return sp.Piecewise(*((_beneath_sum(e), c) for e, c in term.args))
+    return tiny_argument(term)
+
+
+def _tiny_branch(node: sp.Expr) -> sp.Expr | None:
+    if not isinstance(node, sp.Mul) or node.has(sp.Piecewise):
+        return None
+    for f in node.args:
+        if not isinstance(f, RATIO_SERIES_FUNCTIONS) or f.args[0].is_number:
+            continue
+        (u,) = f.args
+        numer, denom = u.replace(ipow, lambda b, k: b**k).as_numer_denom()
+        c = sp.Mul(*(e for e in node.args if e is not f))
+        if not (c.free_symbols & denom.free_symbols):
+            continue
+        lead = sp.diff(naive(f.func(_U)), _U).subs(_U, 0)
+        coeff, numer = numer.as_coeff_Mul()
+        powers = [p.as_base_exp() for p in sp.Mul.make_args(numer) if p != 1]
+        if not all(k.is_Integer and 0 < k <= 4 for _, k in powers):
+            continue
+        product = ipow(sp.cancel(lead * coeff * c / denom), 1)
+        for b, k in powers:
+            for _ in range(int(k)):
+                product = ipow(b * product, 1)
+        return sp.Piecewise((product, sp.Abs(u) < TINY_ARGUMENT), (node, True))
+    return None
+
+
+# Not in RULES: applied to the forms chosen (derive), whose slopes it would otherwise
+# become: differentiated, the Student-t's (y + 1)*x**2/(2*y) gave a slope in y,
+# x**2*(1/2 - (y + 1)/(2*y))/y, that cancels where log1pmx's form does not. Where it applies
+# g(u) rounds to g'(0)*u, so it changes no value but those that flushed.
+tiny_argument = Rule(
+    "tiny_argument",
+    "c*g(n/d), g(0) = 0 (log1p, expm1, sin, ...), flushes to 0 where n/d underflows and c grows with d; g'(0)*n*(c/d) does not",
+    _tiny_argument,
+    top_down=True,
+)
 
 
 # Size of the exponents beyond which power_into_exp merges the powers into the
@@ -3953,6 +4025,17 @@ def _second_order(left: sp.Expr, us: list[sp.Expr]) -> sp.Expr:
     return _spread_quotient(per_u, us[0]) * sp.Mul(*(ipow(u, 1) for u in us))
 
 
+def _first_order_factor(left: sp.Expr, c: sp.Expr, u: sp.Expr) -> sp.Expr | None:
+    """left/u, factored, where u divides `left` and the quotient is a rational function that
+    is not c times a number (then nothing cancelled: log1p(x) + x); else None."""
+    if not _divides(u, left):
+        return None
+    per_u = sp.factor(sp.cancel(left / u))
+    if not per_u.is_rational_function() or sp.cancel(per_u / c).is_number:
+        return None
+    return per_u
+
+
 def _high_power(expr: sp.Expr) -> bool:
     """Whether `expr` holds an integer power beyond LESS_ARGUMENT_MAX_POWER."""
     return any(p.exp.is_Integer and abs(p.exp) > LESS_ARGUMENT_MAX_POWER for p in expr.atoms(sp.Pow))
@@ -3985,11 +4068,19 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
         # -log|x| + log(y) has no u in it), and is written as a multiple of u: 2*(x - y)**2/y,
         # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not
         # (_second_order; with several logs, of their product).
+        plain = us[0].replace(ipow, lambda b, k: b**k)
         if _divides(sp.Mul(*(us if len(us) > 1 else us * 2)), left):
             left = sp.factor(left)
             if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LESS_ARGUMENT_SLACK_OPS:
                 continue
             left = _second_order(left, us)
+        elif len(us) == 1 and (per_u := _first_order_factor(left, chosen[0][0], plain)) is not None:
+            # To first order: the rest cancels c*u only in part, leaving u times a factor
+            # small somewhere (a Student-t log-density's slope in its shape y,
+            # log1p(t)/2 - (y + 1)*t/(2*y*(1 + t)), t = x**2/y, is -t/(2*y) to first order and
+            # cancelled 20 bits at y = 1e6), kept whole as u times that factor: as a sum
+            # over a common denominator, x**4 - x**2 overflowed.
+            left = ipow(us[0], 1) * _spread_quotient(per_u, plain)
         elif sp.count_ops(left) >= sp.count_ops(rest):
             continue
         # Or the rest is shorter with c*u taken out, which it held: a VAE's KL term
@@ -4011,7 +4102,7 @@ def _spread_quotient(q: sp.Expr, u: sp.Expr) -> sp.Expr:
     difference whole ((x - y)/y); another is expanded over its divisor (x/y + 2), bounded
     where its terms are."""
     numer, denom = q.as_numer_denom()
-    if not isinstance(q, sp.Mul) or denom.is_number:
+    if not isinstance(q, sp.Mul) or denom.is_number or numer.is_number:
         return divide_stepwise(q)
     c, sums = sp.factor_list(numer)
     d, divisors = sp.factor_list(denom)
@@ -4733,7 +4824,13 @@ exp_argument_beside_exp = Rule(
 # Applied by derive, in order, to the forms chosen, after GUARDS (each pruned again:
 # xlogy((x/y)**a, x/y) has the power's where inside its own, on one condition); named in
 # the module's notes when they fire.
-CHOSEN_FORM_PASSES: tuple[Rule, ...] = (power_of_quotient, asinh_of_quotient, abs_over_power, exp_argument_beside_exp)
+CHOSEN_FORM_PASSES: tuple[Rule, ...] = (
+    power_of_quotient,
+    asinh_of_quotient,
+    abs_over_power,
+    exp_argument_beside_exp,
+    tiny_argument,
+)
 
 
 def prune_branches(expr: sp.Expr) -> sp.Expr:

@@ -2338,3 +2338,37 @@ def test_log_normal_curvature_where_its_reciprocal_square_overflows(load_module)
     points = [(f32(4.0e-36),) * 3, (f32(6.5e-33), 1.0, 0.5), (f32(1e-20), 2.0, 3.0), (2.0, 0.5, 1.5)]
     truth = -sp.log(x * s) - (sp.log(x) - m) ** 2 / (2 * s**2)
     _partials_match(fn, truth, [x, m, s], points, ((0, 0), (0, 1), (1, 1)), rel=1e-5)
+
+
+def test_product_with_a_logarithm_of_a_quotient_that_flushes(load_module) -> None:
+    # y*log1p(x/y) at x = 6.7e-3, y = 1e37: x/y flushes to 0 and so did the product (the truth
+    # is x); there it is x (tiny_argument). Beyond x/y = 2**24 its softplus branch stays.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("y*log(1 + x/y)", "compound_log", ["x", "y"]).compound_log
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    points = [
+        (f32(6.6543650e-3), f32(1.0072742e37)),
+        (f32(-5.8021699e-16), f32(-2.9723941e35)),
+        (f32(-5.0787028e24), f32(-2.8592424e-18)),
+        (3.0, 2.0),
+    ]
+    _partials_match(fn, y * sp.log(1 + x / y), [x, y], points, ((), (0,)), rel=1e-5, tiny=1.2e-38)
+
+
+def test_student_t_shape_where_its_quotient_flushes_or_its_slope_cancels(load_module) -> None:
+    # (y + 1)/2*log(1 + x**2/y), the shape of a Student-t log-density in its degrees of
+    # freedom y. f was 0 where x**2/y flushes (x = 6.7e-3, y = 1e37; the truth 2.2e-5). Its
+    # slope in y, log1p(t)/2 - (y + 1)*t/(2*y*(1 + t)), t = x**2/y, cancels for large y
+    # (-2.8e-17 at x = 3.2e5, y = -1.3e20, the truth 1.7e-19); log1pmx(t)/2 plus t times
+    # (x - 1)*(x + 1)/(2*(x**2 + y)), the rest's first order, does not (less_argument).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("(y + 1)/2*log(1 + x**2/y)", "student_shape", ["x", "y"]).student_shape
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    points = [
+        (f32(6.6543650e-3), f32(1.0072742e37)),
+        (f32(322740.06), f32(-1.2792213e20)),
+        (f32(37.878788), f32(1.0971582e17)),
+        (f32(-1.0000610), f32(63399324.0)),
+        (3.0, 2.0),
+    ]
+    _partials_match(fn, (y + 1) / 2 * sp.log(1 + x**2 / y), [x, y], points, ((), (1,)), rel=1e-4, tiny=1.2e-38)

@@ -78,6 +78,7 @@ from generator.stabilize import (
     REPAIRS,
     RULES,
     SOURCES,
+    TINY_ARGUMENT,
     VARIANTS,
     repairs,
 )
@@ -746,6 +747,27 @@ CASES: tuple[Case, ...] = (
             y: (1.3000000715255737, -5.100000381469727, 7.700000286102295),
         },
     ),
+    # y*log1p(x/y) at x = 6.7e-3, y = 1e37: x/y flushes to 0, and the product with it; x does
+    # not. Equal to the last place, not exactly: where it applies log1p(u) rounds to u.
+    Case(
+        "tiny_argument",
+        y * log1p(x / y),
+        sp.Piecewise((x, TINY_ARGUMENT > sp.Abs(x / y)), (y * log1p(x / y), True)),
+        {x: (6.6543650e-3, -5.8021699e-16), y: (1.0072742e37, -2.9723941e35)},
+        tolerance=2.0**-24,
+    ),
+    # The numerator's factors one by one into c/d: x*(x*((y + 1)/(2*y))).
+    Case(
+        "tiny_argument",
+        (y + 1) * log1p(x**2 / y) / 2,
+        sp.Piecewise(
+            (ipow(x * ipow(x * ipow((y + 1) / (2 * y), 1), 1), 1), TINY_ARGUMENT > sp.Abs(x**2 / y)),
+            ((y + 1) * log1p(x**2 / y) / 2, True),
+        ),
+        {x: (6.6543650e-3, 8.0496215e-10), y: (1.0072742e37, 9.0517553e23)},
+        label="student-t",
+        tolerance=2.0**-24,
+    ),
     # Divergences at their minimum: Itakura-Saito's x/y - 1 - log1p((x - y)/y) (as
     # log_of_ratio leaves it) is 0 at x = 1.0001, y = 1, where the truth is 5e-9; the VAE's KL
     # term x**2/2 - 1/2 - log(x) near x = 1 and the Poisson deviance's rest cancel as well.
@@ -778,6 +800,22 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1.0000015497207642, 7.000001907348633), y: (1.0, 7.0)},
         label="poisson",
+    ),
+    # The rest cancels c*u to first order only, leaving u times a factor small somewhere: a
+    # Student-t log-density's slope in its shape y, log1p(t)/2 - (y + 1)*t/(2*y*(1 + t)),
+    # t = x**2/y, is -t/(2*y) to first order, and cancelled 20-29 bits for large |y|.
+    Case(
+        "less_argument",
+        log1p(x**2 / y) / 2 - (y + 1) * x**2 / (2 * y * (x**2 + y)),
+        sp.Piecewise(
+            (
+                (x + 1) * (x / (x**2 + y) - 1 / (x**2 + y)) * ipow(x**2 / y, 1) / 2 + log1pmx(x**2 / y) / 2,
+                (x**2 / y > -sp.Rational(1, 2)) & (x**2 / y < 1),
+            ),
+            (log1p(x**2 / y) / 2 - (y + 1) * x**2 / (2 * y * (x**2 + y)), True),
+        ),
+        {x: (322740.06, 37.878788, -1.0000610, 1.0), y: (-1.2792213e20, 1.0971582e17, 63399324.0, 1e6)},
+        label="first-order",
     ),
     # expm1 too: a VAE's KL term in the log-variance, (exp(v) - 1 - v)/2 + m**2/2 (as the
     # expm1 rule leaves it), loses all of (v**2/2)/2 at m = 0 near v = 0 (18-22 bits at v = -2e-6, 1e-7).
@@ -2817,6 +2855,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("balance_power_exp", x * sp.exp(-x)),  # no power to balance
     ("balance_power_exp", 2**x * sp.exp(-x)),  # a number's power
     # The two sums do not share their terms.
+    ("tiny_argument", 2 * log1p(x / y)),  # no factor that grows as x/y flushes
+    ("tiny_argument", x * log1p(x / y)),
+    ("tiny_argument", y * log1p(x / y) - x),  # a term of a sum, which may cancel c*u
     ("difference_over_sum", (x - y) / (x + 2 * y)),
     ("difference_over_sum", (x - 1) / (y + 1)),
     ("sum_over_difference", (x**2 - y) * (x**2 + y)),  # a product, not a quotient

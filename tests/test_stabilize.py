@@ -815,3 +815,21 @@ def test_a_where_on_a_condition_already_decided_keeps_the_branch_it_picks() -> N
     # Other conditions stay.
     other = sp.Piecewise((a, gt), (sp.Piecewise((b, lt), (c, True)), True))
     assert prune_branches(other) == other
+
+
+def test_first_order_rest_is_taken_apart_only_as_a_rational_function() -> None:
+    from generator import stabilize
+
+    # less_argument's rest that cancels c*u to first order only, left = u*q: q must be a
+    # rational function (factor_list failed on the power (x**2/(2*y) + 1)**y of
+    # (1 + x**2/(2*y))**(-y)'s slope) that is not c times a number (log1p(x) + x: nothing
+    # cancelled).
+    x, y = sp.symbols("x y", real=True)
+    u = x**2 / (2 * y)
+    power = (u + 1) ** y
+    assert stabilize._first_order_factor(-(x**4) / (2 * x**2 * y * power + 4 * y**2 * power), -1 / power, u) is None
+    assert stabilize._first_order_factor(2 * x, sp.Integer(1), x) is None
+    q = stabilize._first_order_factor(x**2 * (x**2 - 1) / (2 * y * (x**2 + y)), sp.Rational(1, 2), x**2 / y)
+    assert q == sp.factor((x**2 - 1) / (2 * (x**2 + y)))
+    # A quotient with a number for its numerator is divided stepwise, not factored.
+    assert stabilize._spread_quotient(2 / (x**2 + y), x**2 / y) == 2 / (x**2 + y)
