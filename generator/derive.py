@@ -35,6 +35,7 @@ from generator.stabilize import (
     group_powers,
     lower_sigmoid_pairs,
     optimize,
+    pass_chosen,
     precise_sigmoids,
     prune_branches,
     repairs,
@@ -338,11 +339,11 @@ def derive(
         if guarded != partials:
             fired.append(guard.name)
             partials = guarded
-    for rule in CHOSEN_FORM_PASSES:
-        passed = {i: prune_branches(rule(e)) for i, e in partials.items()}
-        if passed != partials:
-            fired.append(rule.name)
-            partials = passed
+    # Pruned first: a guard's where may sit inside one on the same condition
+    # (xlogy((x/y)**a, x/y) has the power's where inside its own).
+    passed = {i: pass_chosen(prune_branches(e)) for i, e in partials.items()}
+    partials = {i: e for i, (e, _) in passed.items()}
+    fired.extend(rule.name for rule in CHOSEN_FORM_PASSES if any(rule.name in names for _, names in passed.values()))
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {
         i: _group_input_sums(_hold_common_factors(_factors_into_mul_exp(_fold_constant_sums(e))))

@@ -23,6 +23,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from generator import primitives as prim
 from generator.errors import GeneratorError
 from generator.printer import FLOAT32_MAX, ProductOrder, cse_whole_products, divide_in_place, inline_trivial, number_literal
+from generator.stabilize import pass_chosen
 
 FLOAT32_TINY = 1.1754944e-38
 _DPS = 40
@@ -1053,8 +1054,6 @@ def _grossly_wrong(
     On the grid, as the module will compute it: after the passes on the forms chosen
     (stabilize.CHOSEN_FORM_PASSES), which mend NaN that they know (c*asinh(x/c)'s slope in c
     as -x*|c|/(c*hypot(c, x)), where |c|*x overflows, becomes -x*sign(c)/hypot(c, x))."""
-    from generator.stabilize import CHOSEN_FORM_PASSES, prune_branches
-
     points, truth, _ = judged_points(truth_expr, symbols, domain)
 
     def wrong_at(form: sp.Expr) -> int:
@@ -1067,10 +1066,7 @@ def _grossly_wrong(
     # judge's time when applied to every candidate).
     count = wrong_at(expr)
     if count:
-        emitted = expr
-        for rule in CHOSEN_FORM_PASSES:
-            passed = rule(emitted)
-            emitted = emitted if passed == emitted else prune_branches(passed)
+        emitted, _ = pass_chosen(expr)
         count = count if emitted == expr else wrong_at(emitted)
     # In steps of 5% of the points: a form NaN over a region is broken, but a NaN at a point
     # or two is weighed with the grid's other points (_pick), not before them (the

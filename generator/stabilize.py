@@ -4833,6 +4833,20 @@ CHOSEN_FORM_PASSES: tuple[Rule, ...] = (
 )
 
 
+def pass_chosen(form: sp.Expr) -> tuple[sp.Expr, list[str]]:
+    """`form` after CHOSEN_FORM_PASSES, in order, each pruned (prune_branches) where it
+    changed the form; and the names of those that did. derive applies them to the forms
+    chosen, and the judge to a candidate NaN somewhere, to count its NaN as the module will
+    compute it."""
+    fired = []
+    for rule in CHOSEN_FORM_PASSES:
+        passed = rule(form)
+        if passed != form:
+            form = prune_branches(passed)
+            fired.append(rule.name)
+    return form, fired
+
+
 def prune_branches(expr: sp.Expr) -> sp.Expr:
     """`expr` without the wheres' branches that are never taken: inside a branch, a where on
     a condition that an enclosing where has decided keeps the branch that condition picks.
