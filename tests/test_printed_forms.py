@@ -44,6 +44,8 @@ CASES = [
     "sqrt(x**2 + y**2)",
     "log(exp(x) + exp(y))",
     "log(s) + (x - m)**2/(2*s**2)",
+    # Its slope divides by ipow(1/(hypot(1, x) - x), 1) for x < 0 (fuzz seed 97).
+    "xlog1py(asinh(exp(0.5)), sin(atan(x)))",
 ]
 
 
@@ -115,3 +117,18 @@ def test_a_power_of_a_shared_reciprocal_stays_a_power_of_the_quotient() -> None:
     # A reciprocal of a power stays a division by the power: 1/h**2 is one rounding of h**2.
     replacements, reduced = divide_in_place(*cse_whole_products([1 / (x + 1) ** 2, sp.sin(1 / (x + 1) ** 2)], sp.numbered_symbols("t")))
     assert reduced[0] == 1 / sp.Symbol("_base0") and replacements == [(sp.Symbol("_base0"), (x + 1) ** 2)]
+
+
+def test_a_grouped_reciprocal_keeps_its_parentheses() -> None:
+    """ipow(1/u, 1) prints as a quotient, 1.0 / (u): as a divisor or a factor it needs its
+    own parentheses, which SymPy's precedence (that of a power) did not give it: 3/ipow(1/u, 1)
+    printed 3.0 / 1.0 / (u), which is 3/u."""
+    from generator.primitives import hypot
+    from generator.printer import TFPrinter
+
+    x = sp.Symbol("x", real=True)
+    u = hypot(1, x) - x
+    printer = TFPrinter("x")
+    assert printer.doprint(3 / ipow(1 / u, 1)).startswith("3.0 / (1.0 / (")
+    assert printer.doprint(x * ipow(1 / u, 1)).startswith("x * (1.0 / (")
+    assert printer.doprint(ipow(1 / u, 1)).startswith("(1.0 / (")
