@@ -1279,6 +1279,15 @@ def _variable_power(a: object, b: object) -> object:
                 return mpmath.mpf(1)
             raise ZeroDivisionError("0 to a negative power")
         return a**b
+    if isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf) and abs(a) == 1:
+        # Without mpmath's exact integer power, as at 0: sigmoid(x)**sinh(x)'s base
+        # 1 + exp(-x) rounds to 1 at x = 1e25, where -sinh(x) is an integer of 1e25 bits
+        # (a MemoryError in the fuzzer's (sigmoid(x))**sinh(x)).
+        if a == 1:
+            return mpmath.mpf(1)
+        if b != mpmath.floor(b):
+            return mpmath.nan
+        return mpmath.mpf(-1) if mpmath.floor(b / 2) * 2 != b else mpmath.mpf(1)
     complex_result = isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc) or (a < 0 and b != mpmath.floor(b))
     scale = mpmath.re(b) * mpmath.log(abs(a))
     if abs(scale) > _MP_LARGE:

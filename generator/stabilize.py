@@ -2822,6 +2822,12 @@ def _beneath_sum(term: sp.Expr) -> sp.Expr:
     return tiny_argument(term)
 
 
+@functools.cache
+def _slope_at_zero(g: type) -> sp.Expr:
+    """g'(0), for one of RATIO_SERIES_FUNCTIONS."""
+    return sp.diff(naive(g(_U)), _U).subs(_U, 0)
+
+
 def _tiny_branch(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, sp.Mul) or node.has(sp.Piecewise):
         return None
@@ -2829,11 +2835,11 @@ def _tiny_branch(node: sp.Expr) -> sp.Expr | None:
         if not isinstance(f, RATIO_SERIES_FUNCTIONS) or f.args[0].is_number:
             continue
         (u,) = f.args
-        numer, denom = u.replace(ipow, lambda b, k: b**k).as_numer_denom()
+        numer, denom = _plain(u).as_numer_denom()
         c = sp.Mul(*(e for e in node.args if e is not f))
         if not (c.free_symbols & denom.free_symbols):
             continue
-        lead = sp.diff(naive(f.func(_U)), _U).subs(_U, 0)
+        lead = _slope_at_zero(f.func)
         coeff, numer = numer.as_coeff_Mul()
         powers = [p.as_base_exp() for p in sp.Mul.make_args(numer) if p != 1]
         if not all(k.is_Integer and 0 < k <= 4 for _, k in powers):
@@ -4060,7 +4066,7 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
         apart = sp.Add(*(t for t in sp.Add.make_args(rest) if not t.free_symbols <= inputs))
         rest -= apart
         # ipow's groups as powers, which cancel: ipow(x/y, 2)/2 - 1/2 + (y - x)/x.
-        left = sp.cancel((rest + sp.Add(*(c * u for c, u, _, _ in chosen))).replace(ipow, lambda b, k: b**k))
+        left = sp.cancel(_plain(rest + sp.Add(*(c * u for c, u, _, _ in chosen))))
         logs_less = sp.Add(*(c * less(u) for c, u, _, less in chosen)) + apart
         if left == 0:
             return logs_less
@@ -4068,13 +4074,12 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
         # -log|x| + log(y) has no u in it), and is written as a multiple of u: 2*(x - y)**2/y,
         # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not
         # (_second_order; with several logs, of their product).
-        plain = us[0].replace(ipow, lambda b, k: b**k)
         if _divides(sp.Mul(*(us if len(us) > 1 else us * 2)), left):
             left = sp.factor(left)
             if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LESS_ARGUMENT_SLACK_OPS:
                 continue
             left = _second_order(left, us)
-        elif len(us) == 1 and (per_u := _first_order_factor(left, chosen[0][0], plain)) is not None:
+        elif len(us) == 1 and (per_u := _first_order_factor(left, chosen[0][0], plain := _plain(us[0]))) is not None:
             # To first order: the rest cancels c*u only in part, leaving u times a factor
             # small somewhere (a Student-t log-density's slope in its shape y,
             # log1p(t)/2 - (y + 1)*t/(2*y*(1 + t)), t = x**2/y, is -t/(2*y) to first order and
@@ -4093,6 +4098,11 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
         near = sp.And(*((u > -sp.Rational(1, 2)) & (u < 1) for u in us))
         return sp.Piecewise((logs_less + left, near), (total, True))
     return None
+
+
+def _plain(expr: sp.Expr) -> sp.Expr:
+    """`expr` with ipow's groups as plain powers, which SymPy cancels."""
+    return expr.replace(ipow, lambda b, k: b**k)
 
 
 def _spread_quotient(q: sp.Expr, u: sp.Expr) -> sp.Expr:
