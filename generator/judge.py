@@ -422,7 +422,8 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
     """As the printed helper _polygamma_diff: where y > 0 and y + x > 0, ten steps of the
     recurrence and the asymptotic series, every term a difference of powers; where both are
     1 (one below 0), the same at 1 - y, 1 - z less the difference of the reflection's cot
-    terms; y >= 1, z <= 0, z's reflection with its argument reduced from y's and x's; elsewhere the
+    terms; y >= 1, z <= 0, z's reflection with its argument reduced from y's and x's (x's
+    alone where y is whole); elsewhere the
     difference of _polygamma's values; in the dtype."""
     n = int(n)
     y, x = _floats(y, x)
@@ -461,12 +462,14 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
         reflects = left | mixed
         r_x = x - np.round(x)
         whole = r_x == 0
-        r_y = np.where(mixed | (left & ~whole), y - np.round(y), t(0.25))
+        r_y = y - np.round(y)
+        y_whole = mixed & (r_y == 0)
+        r_y = np.where((mixed & ~y_whole) | (left & ~whole), r_y, t(0.25))
         r_x = np.where(reflects & ~whole, r_x, t(0.25))
         c_y, c_x = _cot_pi(r_y), _cot_pi(r_x)
         c_sum = c_y + c_x
         cot_gap = np.where(whole, t(0), c_y * (c_y / c_sum) + t(1) / c_sum)
-        c_z = np.where(whole, c_y, c_y * (c_x / c_sum) - t(1) / c_sum)
+        c_z = np.where(whole, c_y, np.where(y_whole, c_x, c_y * (c_x / c_sum) - t(1) / c_sum))
         sums = _power_sums(c_y, c_z, len(p) - 2)
         slope_gap = np.zeros_like(y)
         for k in range(1, len(p)):
