@@ -367,9 +367,16 @@ def _acosh_near_one(node: sp.Expr) -> sp.Expr | None:
     and u's own bits survive in the asinh. Real where u >= 0, as the acosh is."""
     if not isinstance(node, sp.acosh):
         return None
-    constant, u = node.args[0].as_coeff_Add()
-    if constant != 1 or not u.free_symbols:
-        return None
+    (w,) = node.args
+    if isinstance(w, (sp.exp, sp.cosh)) and not w.args[0].is_number:
+        # Its distance above 1 as a form that keeps its own bits: expm1(v), 2*sinh(v/2)**2
+        # (acosh(exp(x)) is 0 for 0 < x < 6e-8, where the truth is sqrt(2*x)).
+        (v,) = w.args
+        u = expm1(v) if isinstance(w, sp.exp) else 2 * sp.sinh(v / 2) ** 2
+    else:
+        constant, u = w.as_coeff_Add()
+        if constant != 1 or not u.free_symbols:
+            return None
     return 2 * sp.asinh(sp.sqrt(u / 2))
 
 
@@ -383,16 +390,45 @@ def _inverse_sine_near_one(node: sp.Expr) -> sp.Expr | None:
     kept in ipow so that this rule leaves it."""
     if not isinstance(node, (sp.acos, sp.asin)):
         return None
-    constant, u = node.args[0].as_coeff_Add()
-    if abs(constant) != 1 or not u.free_symbols:
+    (w,) = node.args
+    ends = _distances_to_ends(w)
+    if ends is None:
+        constant, u = w.as_coeff_Add()
+        if abs(constant) != 1 or not u.free_symbols:
+            return None
+        ends = [(constant, -u if constant == 1 else u)]  # t >= 0 on the domain
+    branches = []
+    for constant, t in ends:
+        half = 2 * sp.asin(sp.sqrt(t / 2))
+        if isinstance(node, sp.acos):
+            near, bound = (half if constant == 1 else sp.pi - half), sp.Integer(1)
+        else:
+            near, bound = constant * (sp.pi / 2 - half), sp.Rational(1, 2)
+        branches.append((near, t < bound))
+    return sp.Piecewise(*branches, (node.func(ipow(w, 1)), True))
+
+
+def _distances_to_ends(w: sp.Expr) -> list[tuple[int, sp.Expr]] | None:
+    """(c, |w - c|) for each end c = +-1 of [-1, 1] that a function `w` nears, its distance
+    as a form that keeps its own bits (1 - exp(v) = -expm1(v), 1 - cos(v) = 2*sin(v/2)**2,
+    1 - erf(v) = erfc(v), 1 - tanh(v) = 2*sigmoid(-2*v)); None for other `w`. acos(exp(x))
+    is 0 for -3e-8 < x < 0, where exp(x) rounds to 1 and the truth is sqrt(2*|x|)."""
+    if len(w.args) != 1 or w.args[0].is_number:
         return None
-    t = -u if constant == 1 else u  # >= 0 on the domain
-    half = 2 * sp.asin(sp.sqrt(t / 2))
-    if isinstance(node, sp.acos):
-        near, bound = (half if constant == 1 else sp.pi - half), sp.Integer(1)
-    else:
-        near, bound = constant * (sp.pi / 2 - half), sp.Rational(1, 2)
-    return sp.Piecewise((near, t < bound), (node.func(ipow(node.args[0], 1)), True))
+    (v,) = w.args
+    if isinstance(w, sp.exp):
+        return [(1, -expm1(v))]
+    if isinstance(w, sp.cos):
+        return [(1, 2 * sp.sin(v / 2) ** 2), (-1, 2 * sp.cos(v / 2) ** 2)]
+    if isinstance(w, sp.erf):
+        return [(1, erfc(v)), (-1, erfc(-v))]
+    if isinstance(w, sp.erfc):
+        return [(1, sp.erf(v))]
+    if isinstance(w, sp.tanh):
+        return [(1, 2 * sigmoid(-2 * v)), (-1, 2 * sigmoid(2 * v))]
+    if isinstance(w, sigmoid):
+        return [(1, sigmoid(-v))]
+    return None
 
 
 def _x_log_x(node: sp.Expr) -> sp.Expr | None:
@@ -1887,10 +1923,14 @@ RULES: tuple[Rule, ...] = (
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
     Rule("one_minus_cos", "1 - cos(u) and cosh(u) - 1 cancel near 0; 2*sin(u/2)**2 and 2*sinh(u/2)**2 do not", _one_minus_cos),
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
-    Rule("acosh_near_one", "acosh(1 + u) is acosh(1) = 0 where 1 + u rounds to 1; 2*asinh(sqrt(u/2)) is not", _acosh_near_one),
+    Rule(
+        "acosh_near_one",
+        "acosh(1 + u), acosh(exp(v)) and acosh(cosh(v)) are acosh(1) = 0 where the argument rounds to 1; 2*asinh(sqrt(u/2)), u = expm1(v) or 2*sinh(v/2)**2, is not",
+        _acosh_near_one,
+    ),
     Rule(
         "inverse_sine_near_one",
-        "acos and asin of 1 + u and -1 + u are steep where the argument rounds; 2*asin(sqrt(|u|/2)) holds u's own bits",
+        "acos and asin of +-1 + u (or of exp, cos, sigmoid, tanh, erf, erfc) are steep where the argument rounds near +-1; 2*asin(sqrt(|u|/2)), u its distance from +-1 (-expm1(v), 2*sin(v/2)**2, ...), holds u's own bits",
         _inverse_sine_near_one,
     ),
     Rule("log1p", "log(1 + u) loses u near 0; log1p does not", _log_one_plus),

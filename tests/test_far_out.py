@@ -2372,3 +2372,23 @@ def test_student_t_shape_where_its_quotient_flushes_or_its_slope_cancels(load_mo
         (3.0, 2.0),
     ]
     _partials_match(fn, (y + 1) / 2 * sp.log(1 + x**2 / y), [x, y], points, ((), (1,)), rel=1e-4, tiny=1.2e-38)
+
+
+_X = sp.Symbol("x", real=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "points"),
+    [
+        # exp(x) rounds to 1 for -6e-8 < x < 0, where acos(exp(x)) was 0 (the truth is
+        # sqrt(2*|x|), 1.4e-4 at x = -1e-8); 2*asin(sqrt(-expm1(x)/2)) keeps x's bits.
+        ("acos(exp(x))", sp.acos(sp.exp(_X)), [(-1e-8,), (-3e-5,), (-0.7,), (-60.0,)]),
+        # erfc(x) rounds near 1 for small x: asin(erfc(x)) lost 10 bits there, and its slope
+        # was NaN at 87 of the benchmark's 359 points; pi/2 - 2*asin(sqrt(erf(x)/2)) is not.
+        ("asin(erfc(x))", sp.asin(sp.erfc(_X)), [(1e-9,), (2e-5,), (0.3,), (3.0,)]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_inverse_sine_of_a_function_near_one(load_module, text, truth, points) -> None:
+    fn = load_module(text, "near_one", ["x"]).near_one
+    _partials_match(fn, truth, [_X], points, ((), (0,)), rel=1e-5)

@@ -2589,6 +2589,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("inverse_sine_near_one", sp.acos(2 - x)),  # not an end of the domain
     ("inverse_sine_near_one", sp.asin(x)),
     ("inverse_sine_near_one", sp.acos(1 + sp.pi)),  # a number
+    ("acosh_near_one", sp.acosh(sp.sinh(x))),  # sinh nears 0, not 1
+    ("inverse_sine_near_one", sp.asin(sp.sin(x))),  # sin's distance from 1 needs x - pi/2
+    ("inverse_sine_near_one", sp.acos(sp.exp(sp.Rational(-1, 2)))),  # a number
     ("log_tanh", sp.tanh(sp.log(x))),
     ("xlogy", y * sp.log(x)),
     ("xlog1py", x * log1p(x)),  # x is 0 where log1p(x) is, not where it is -inf
@@ -2985,6 +2988,49 @@ def test_inverse_sine_near_one_near_either_end(expr: sp.Expr, points: tuple[floa
     truth = judge.reference(expr, (x,), grid)
     assert (judge.bits_of_error(judge.evaluate32(stable, (x,), grid), truth) <= GOOD_BITS).all()
     assert (judge.bits_of_error(judge.evaluate32(expr, (x,), grid[:, :1]), truth[:1]) > 5).all()
+
+
+@pytest.mark.parametrize(
+    ("expr", "points"),
+    [
+        (sp.acos(sp.exp(x)), (-1e-8, -3e-9, -0.5, -80.0)),  # exp(x) rounds to 1: acos is 0
+        (sp.acos(sp.cos(x)), (1e-5, -3e-4, 1.0, 3.1415)),  # cos(x) rounds to 1, and to -1
+        (sp.acos(sigmoid(x)), (20.0, 17.5, 0.3, -40.0)),  # sigmoid(x) rounds to 1
+        (sp.asin(sp.tanh(x)), (9.0, -9.5, 0.7, 0.01)),  # tanh(x) rounds to +-1
+        (sp.asin(sp.erfc(x)), (1e-9, 3e-5, 0.4, 2.0)),  # erfc(x) rounds to 1
+        (sp.acos(sp.erf(x)), (-4.0, 3.9, 0.5, -0.01)),  # erf(x) rounds to -1 and 1
+    ],
+    ids=str,
+)
+def test_inverse_sine_of_a_function_near_an_end(expr: sp.Expr, points: tuple[float, ...]) -> None:
+    """acos and asin of a function that nears +-1 (exp, cos, sigmoid, tanh, erf, erfc): the
+    function rounds to the end where acos and asin are steep (acos(exp(x)) is 0 where exp(x)
+    rounds to 1; asin, near pi/2 there, loses 7-10 bits), its distance from the end (-expm1,
+    2*sin(x/2)**2, sigmoid(-x), ...) does not."""
+    stable = RULE_BY_NAME["inverse_sine_near_one"](expr)
+    assert isinstance(stable, sp.Piecewise), stable
+    grid = np.array([points])
+    truth = judge.reference(expr, (x,), grid)
+    assert (judge.bits_of_error(judge.evaluate32(stable, (x,), grid), truth) <= GOOD_BITS).all()
+    assert (judge.bits_of_error(judge.evaluate32(expr, (x,), grid[:, :1]), truth[:1]) > 5).all()
+
+
+@pytest.mark.parametrize(
+    ("expr", "points"),
+    [
+        (sp.acosh(sp.exp(x)), (3e-8, 1e-4, 2.0, 80.0)),  # exp(x) rounds to 1: acosh is 0
+        (sp.acosh(sp.cosh(x)), (1e-4, 100.0, -3.0)),  # cosh(x) rounds to 1, overflows at 100
+    ],
+    ids=str,
+)
+def test_acosh_of_a_function_near_one(expr: sp.Expr, points: tuple[float, ...]) -> None:
+    """acosh of exp and cosh: the argument rounds near 1, where acosh is steep; its distance
+    above 1 (expm1(x), 2*sinh(x/2)**2) keeps its own bits."""
+    stable = RULE_BY_NAME["acosh_near_one"](expr)
+    grid = np.array([points])
+    truth = judge.reference(expr, (x,), grid)
+    assert (judge.bits_of_error(judge.evaluate32(stable, (x,), grid), truth) <= GOOD_BITS).all()
+    assert (judge.bits_of_error(judge.evaluate32(expr, (x,), grid[:, :2]), truth[:2]) > 5).all()
 
 
 def test_every_rule_has_a_case() -> None:
