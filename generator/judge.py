@@ -421,10 +421,10 @@ def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
     """As the printed helper _polygamma_diff: where y > 0 and y + x > 0, ten steps of the
     recurrence and the asymptotic series, every term a difference of powers; where both are
-    1 (one below 0), the same at 1 - y, 1 - z less the difference of the reflection's cot
-    terms; y >= 1, z <= 0, z's reflection with its argument reduced from y's and x's (x's
-    alone where y is whole); elsewhere the
-    difference of _polygamma's values; in the dtype."""
+    below 1/2 (one below 0), the same at 1 - y, 1 - z less the difference of the reflection's
+    cot terms; y > 1/2, z <= 0, z's reflection with its argument reduced from y's and x's
+    (x's alone where y is whole); elsewhere the difference of _polygamma's values; in the
+    dtype."""
     n = int(n)
     y, x = _floats(y, x)
     t, terms = y.dtype.type, _stirling_terms(y)
@@ -441,7 +441,7 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         z = y + x
         right = (y > 0) & (z > 0)
-        left, mixed = (y < 1) & (z < 1) & ~right, (y >= 1) & (z <= 0)
+        left, mixed = (y < 1) & (z < 1) & ~right & (np.maximum(y, z) <= t(0.5)), (y > t(0.5)) & (z <= 0)
         ys = np.where(right, y, np.where(left, t(1) - y, t(1)))
         xs = np.where(right, x, np.where(left, -x, t(0)))
         zs = ys + xs

@@ -368,6 +368,12 @@ DIFF_POINTS = [
     # lbeta(log2(atan(0.5)), hypot(x, y))'s slope at x = 0.6, y = -0.8); it is x's.
     (1.0, -1.109375),
     (2.0, -2.75),
+    # One of y, z in (1/2, 1), the other below 0: reflected, its pole at 1 cancelled the
+    # cot's (inf at (-1.001, 2.001), the truth 1001; 17 bits off at (0.999, -2.5) in f').
+    (-1.001, 2.001),
+    (-0.999, 1.999),
+    (0.999, -2.5),
+    (0.75, -30.5),
 ]
 
 
