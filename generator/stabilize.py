@@ -392,6 +392,7 @@ def _inverse_sine_near_one(node: sp.Expr) -> sp.Expr | None:
         return None
     (w,) = node.args
     ends = _distances_to_ends(w)
+    of_function = ends is not None
     if ends is None:
         constant, u = w.as_coeff_Add()
         if abs(constant) != 1 or not u.free_symbols:
@@ -405,6 +406,12 @@ def _inverse_sine_near_one(node: sp.Expr) -> sp.Expr | None:
         else:
             near, bound = constant * (sp.pi / 2 - half), sp.Rational(1, 2)
         branches.append((near, t < bound))
+    if of_function and isinstance(node, sp.acos):
+        # The last end's form serves wherever the others' do not: the function's values lie
+        # in [-1, 1] (exp and sigmoid in (0, 1]), t <= 1 there, and at t = 1 (w = 0) every
+        # form is pi/2. No acos(w) beside it, computed for nothing (acos(exp(x)) in 1.5x the
+        # time of its one form).
+        return sp.Piecewise(*branches[:-1], (branches[-1][0], True)) if len(branches) > 1 else branches[0][0]
     return sp.Piecewise(*branches, (node.func(ipow(w, 1)), True))
 
 

@@ -3008,11 +3008,19 @@ def test_inverse_sine_of_a_function_near_an_end(expr: sp.Expr, points: tuple[flo
     rounds to 1; asin, near pi/2 there, loses 7-10 bits), its distance from the end (-expm1,
     2*sin(x/2)**2, sigmoid(-x), ...) does not."""
     stable = RULE_BY_NAME["inverse_sine_near_one"](expr)
-    assert isinstance(stable, sp.Piecewise), stable
+    assert stable != expr
     grid = np.array([points])
     truth = judge.reference(expr, (x,), grid)
     assert (judge.bits_of_error(judge.evaluate32(stable, (x,), grid), truth) <= GOOD_BITS).all()
     assert (judge.bits_of_error(judge.evaluate32(expr, (x,), grid[:, :1]), truth[:1]) > 5).all()
+
+
+def test_acos_of_a_function_takes_no_acos_beside_its_forms() -> None:
+    """acos of exp, sigmoid (one end) is its one form; of tanh (two ends) the second serves
+    wherever the first does not: no acos(w) computed for nothing."""
+    assert not RULE_BY_NAME["inverse_sine_near_one"](sp.acos(sp.exp(x))).has(sp.acos, sp.Piecewise)
+    two = RULE_BY_NAME["inverse_sine_near_one"](sp.acos(sp.tanh(x)))
+    assert isinstance(two, sp.Piecewise) and len(two.args) == 2 and not two.has(sp.acos)
 
 
 @pytest.mark.parametrize(
