@@ -2380,7 +2380,7 @@ _X = sp.Symbol("x", real=True)
 @pytest.mark.parametrize(
     ("text", "truth", "points"),
     [
-        # exp(x) rounds to 1 for -6e-8 < x < 0, where acos(exp(x)) was 0 (the truth is
+        # exp(x) rounds to 1 for -3e-8 < x < 0, where acos(exp(x)) was 0 (the truth is
         # sqrt(2*|x|), 1.4e-4 at x = -1e-8); 2*asin(sqrt(-expm1(x)/2)) keeps x's bits.
         ("acos(exp(x))", sp.acos(sp.exp(_X)), [(-1e-8,), (-3e-5,), (-0.7,), (-60.0,)]),
         # erfc(x) rounds near 1 for small x: asin(erfc(x)) lost 10 bits there, and its slope
