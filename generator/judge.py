@@ -441,7 +441,7 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         z = y + x
         right = (y > 0) & (z > 0)
-        left, mixed = (y < 1) & (z < 1) & ~right & (np.maximum(y, z) <= t(0.5)), (y > t(0.5)) & (z <= 0)
+        left, mixed = ~right & (np.maximum(y, z) <= t(0.5)), (y > t(0.5)) & (z <= 0)
         ys = np.where(right, y, np.where(left, t(1) - y, t(1)))
         xs = np.where(right, x, np.where(left, -x, t(0)))
         zs = ys + xs
