@@ -431,8 +431,23 @@ def _polygamma(n: object, v: object) -> object:
     Below 0 (poles at each integer), as _lgamma."""
     order, (lo, hi) = int(_ends(n)[0]), _ends(v)
     _positive_or_unbounded(lo, hi)
-    ends = [_point(lambda t: mpmath.psi(order, t), end, _GAMMA_GUARD) for end in (lo, hi)]
+    ends = [_point(lambda t: _psi(order, t), end, _GAMMA_GUARD) for end in (lo, hi)]
     return _result((lo, hi), min(ends), max(ends))
+
+
+# Beyond this argument polygamma is its leading asymptotic term to far more bits than the
+# working precision holds (the next is 1/(2t) of it). mpmath.psi itself raises OverflowError
+# there (it converts the argument to an integer): at exp(x) for x = 3e38, in lgamma(exp(x))'.
+_PSI_ASYMPTOTIC = mpmath.ldexp(1, 4096)
+
+
+def _psi(order: int, t: mpmath.mpf) -> mpmath.mpf:
+    """polygamma(order, t), for t > 0."""
+    if t < _PSI_ASYMPTOTIC:
+        return mpmath.psi(order, t)
+    if order == 0:
+        return mpmath.log(t)
+    return (-1) ** (order + 1) * mpmath.factorial(order - 1) / t**order
 
 
 def _constant(value: Callable[[], mpmath.mpf]) -> Callable[[Sequence[object]], object]:

@@ -469,6 +469,9 @@ class erfc(sp.erfc):  # noqa: N801
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: object) -> sp.Expr:
         return sp.erfc(x)
 
+    def _eval_is_positive(self) -> bool | None:
+        return True if self.args[0].is_extended_real else None
+
 
 class lgamma(sp.Function):  # noqa: N801
     """log|gamma(x)|, as tf.math.lgamma computes it; for x > 0, SymPy's loggamma(x).

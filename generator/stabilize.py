@@ -368,12 +368,11 @@ def _acosh_near_one(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, sp.acosh):
         return None
     (w,) = node.args
-    if isinstance(w, (sp.exp, sp.cosh)) and not w.args[0].is_number:
-        # Its distance above 1 as a form that keeps its own bits: expm1(v), 2*sinh(v/2)**2
-        # (acosh(exp(x)) is 0 for 0 < x < 6e-8, where the truth is sqrt(2*x)).
-        (v,) = w.args
-        u = expm1(v) if isinstance(w, sp.exp) else 2 * sp.sinh(v / 2) ** 2
-    else:
+    # A function's distance above 1 as a form that keeps its own bits: expm1(v),
+    # 2*sinh(v/2)**2, -erf(v) (acosh(exp(x)) is 0 for 0 < x < 6e-8, where the truth is
+    # sqrt(2*x)).
+    u = _cancelled(w - 1, w) if len(w.args) == 1 and not w.args[0].is_number else None
+    if u is None:
         constant, u = w.as_coeff_Add()
         if constant != 1 or not u.free_symbols:
             return None
@@ -417,24 +416,24 @@ def _inverse_sine_near_one(node: sp.Expr) -> sp.Expr | None:
 
 def _distances_to_ends(w: sp.Expr) -> list[tuple[int, sp.Expr]] | None:
     """(c, |w - c|) for each end c = +-1 of [-1, 1] that a function `w` nears, its distance
-    as a form that keeps its own bits (1 - exp(v) = -expm1(v), 1 - cos(v) = 2*sin(v/2)**2,
-    1 - erf(v) = erfc(v), 1 - tanh(v) = 2*sigmoid(-2*v)); None for other `w`. acos(exp(x))
-    is 0 for -3e-8 < x < 0, where exp(x) rounds to 1 and the truth is sqrt(2*|x|)."""
+    as a form that keeps its own bits, where the cancellation rules make one of 1 -+ w
+    (1 - exp(v) = -expm1(v), 1 - cos(v) = 2*sin(v/2)**2, 1 - erf(v) = erfc(v), 1 - tanh(v) =
+    2*sigmoid(-2*v)); None for other `w`. acos(exp(x)) is 0 for -3e-8 < x < 0, where exp(x)
+    rounds to 1 and the truth is sqrt(2*|x|)."""
     if len(w.args) != 1 or w.args[0].is_number:
         return None
-    (v,) = w.args
-    if isinstance(w, sp.exp):
-        return [(1, -expm1(v))]
-    if isinstance(w, sp.cos):
-        return [(1, 2 * sp.sin(v / 2) ** 2), (-1, 2 * sp.cos(v / 2) ** 2)]
-    if isinstance(w, sp.erf):
-        return [(1, erfc(v)), (-1, erfc(-v))]
-    if isinstance(w, sp.erfc):
-        return [(1, sp.erf(v))]
-    if isinstance(w, sp.tanh):
-        return [(1, 2 * sigmoid(-2 * v)), (-1, 2 * sigmoid(2 * v))]
-    if isinstance(w, sigmoid):
-        return [(1, sigmoid(-v))]
+    ends = [(c, t) for c in (1, -1) if (t := _cancelled(1 - c * w, w)) is not None]
+    return ends or None
+
+
+def _cancelled(difference: sp.Expr, w: sp.Expr) -> sp.Expr | None:
+    """A distance of `w` from an end (1 - w, w - 1, ...) as a cancellation rule writes it
+    without `w`, if one does and it can be positive: 1 - cosh(v) = -2*sinh(v/2)**2 is no
+    end that cosh nears from below (SymPy would make acos of it complex)."""
+    for rewrite in (_exp_minus_one, _one_minus_cos, _erf_complements, _one_plus_tanh, _one_minus_sigmoid):
+        form = rewrite(difference)
+        if form is not None and not form.has(w):
+            return None if form.is_nonpositive else form
     return None
 
 
@@ -1142,21 +1141,27 @@ def _hypot_legs(h: sp.Expr) -> list[sp.Expr]:
 def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
     """c*cos(u) - c = -2*c*sin(u/2)**2 (1 - cos(u) and cos(u) - 1), also as part of a longer
     sum (1 - cos(x) - x**2/2); likewise c*cosh(u) - c = 2*c*sinh(u/2)**2 (log(cosh(x) - 1) was
-    log(0) = -inf for |x| < 2.4e-4, and its slope sinh(x)/(cosh(x) - 1) 0/0)."""
+    log(0) = -inf for |x| < 2.4e-4, and its slope sinh(x)/(cosh(x) - 1) 0/0), and
+    c*cos(u) + c = 2*c*cos(u/2)**2."""
     for c, e, rest in _less_its_coefficient(node):
         if isinstance(e, sp.cos):
             return rest - 2 * c * sp.sin(e.args[0] / 2) ** 2
         if isinstance(e, sp.cosh):
             return rest + 2 * c * sp.sinh(e.args[0] / 2) ** 2
-    return None
+    return _one_plus_cos(node)
+
 
 
 def _trig_of_pi_multiple(node: sp.Expr) -> sp.Expr | None:
-    """sin(pi*u) = sinpi(u) and cos(pi*u) = cospi(u), for u free of pi (sin(pi*x/2),
-    cos(2*pi*x*y)): the normalized sinc sin(pi*x)/(pi*x) was 63.5% of points within 3 bits."""
-    if isinstance(node, (sp.sin, sp.cos)) and node.args[0].has(sp.pi) and node.args[0].free_symbols:
+    """sin(pi*u) = sinpi(u), cos(pi*u) = cospi(u) and tan(pi*u) = sinpi(u)/cospi(u), for u
+    free of pi (sin(pi*x/2), cos(2*pi*x*y)): the normalized sinc sin(pi*x)/(pi*x) was 63.5%
+    of points within 3 bits, and tan(pi*x) was 8.7e-8 at x = 1, where it is 0, and 8-10 bits
+    off within 1e-3 of an integer."""
+    if isinstance(node, (sp.sin, sp.cos, sp.tan)) and node.args[0].has(sp.pi) and node.args[0].free_symbols:
         u = sp.expand(node.args[0] / sp.pi)
         if not u.has(sp.pi):
+            if isinstance(node, sp.tan):
+                return sinpi(u) / cospi(u)
             return (sinpi if isinstance(node, sp.sin) else cospi)(u)
     return None
 
@@ -1174,7 +1179,7 @@ def _log_of_difference_of_exps(node: sp.Expr) -> sp.Expr | None:
 
 
 def _one_plus(
-    func: type, plus: Callable[[sp.Expr], sp.Expr], minus: Callable[[sp.Expr], sp.Expr]
+    func: type, plus: Callable[[sp.Expr], sp.Expr] | None, minus: Callable[[sp.Expr], sp.Expr] | None
 ) -> Callable[[sp.Expr], sp.Expr | None]:
     """The rule 1 + func(u) -> plus(u), 1 - func(u) -> minus(u), for a func that tends to -1
     or 1; also scaled, c + c*func(u) and c - c*func(u) for a number c (tanh(u) - 1 is
@@ -1188,16 +1193,28 @@ def _one_plus(
             return None
         for term in sp.Add.make_args(others):
             k, factor = term.as_coeff_Mul()
-            if isinstance(factor, func) and k in (c, -c):
+            form = plus if k == c else minus if k == -c else None
+            if isinstance(factor, func) and form is not None:
                 rest = others - term
-                return rest + c * (plus if k == c else minus)(factor.args[0])
+                return rest + c * form(factor.args[0])
         return None
 
     return rewrite
 
 
-# 1 + erf(u) = erfc(-u) and 1 - erf(u) = erfc(u).
+# 1 + erf(u) = erfc(-u) and 1 - erf(u) = erfc(u); 1 - erfc(u) = erf(u), which erfc(u) near 1
+# (u near 0) rounds.
 _one_plus_erf = _one_plus(sp.erf, lambda u: erfc(-u), erfc)
+_one_minus_erfc = _one_plus(sp.erfc, None, sp.erf)
+
+
+def _erf_complements(node: sp.Expr) -> sp.Expr | None:
+    return _one_plus_erf(node) or _one_minus_erfc(node)
+
+
+# 1 + cos(u) = 2*cos(u/2)**2: 1 + cos(u) cancels near u = pi (0 for |u - pi| < 3.5e-4 in
+# float32, where the truth is (u - pi)**2/2), and cos(u/2) keeps u's own bits there.
+_one_plus_cos = _one_plus(sp.cos, lambda u: 2 * sp.cos(u / 2) ** 2, None)
 
 
 def _erfc_and_exp(node: sp.Expr) -> sp.Expr | None:
@@ -1488,6 +1505,33 @@ LBETA_MAX_PARTS = 12
 
 def _log_abs(u: sp.Expr) -> sp.Expr:
     return sp.log(sp.Abs(u))
+
+
+# lgamma_of_tiny shifts lgamma's argument by one below this |u|: there lgamma(1 + u) is
+# between -0.13 and 0.57 and log|u| above 0.69 in size, so neither the sum's rounding (1 + u)
+# nor their difference costs bits; above it, the plain lgamma(u).
+LGAMMA_SHIFT_BELOW = sp.Rational(1, 2)
+
+
+def _lgamma_of_tiny(node: sp.Expr) -> sp.Expr | None:
+    """lgamma(u) = lgamma(1 + u) - log|u| for |u| < 1/2, where the rules write log|u|
+    without u: u = exp(v), sigmoid(v), erfc(v), x**2 or x*y flushes to 0 where lgamma(u) is
+    about -log|u|, finite (lgamma(exp(x)) was lgamma(0) = inf for x < -103.3, where the
+    truth is -x). Its slopes then hold polygamma(n, 1 + u), not the poles of polygamma(n, u),
+    which cancel: lgamma(exp(x))'' = polygamma(1, u)*u**2 + digamma(u)*u is 1/u - 1/u + ...,
+    0 at x = -33, where the truth is -1.9e-15 (as polygamma(1, 1 + u)*u**2 + digamma(1 + u)*u,
+    it is right). Above the bound, lgamma(u): the where picks the argument, so that one
+    lgamma (and one polygamma in each slope) serves, and keeps this rule from it."""
+    if not isinstance(node, lgamma):
+        return None
+    (u,) = node.args
+    if u.is_number or _holds_where(u):
+        return None
+    log_u = optimize(_log_abs_product(u) if isinstance(u, (sp.Mul, sp.Pow, sp.exp)) else _log_abs(u))[0]
+    if log_u.has(u):
+        return None
+    shifted = sp.Abs(u) < LGAMMA_SHIFT_BELOW
+    return lgamma(sp.Piecewise((1 + u, shifted), (u, True))) - sp.Piecewise((log_u, shifted), (0, True))
 
 
 def _lgamma_shift(p: sp.Expr, k: int) -> sp.Expr:
@@ -1928,7 +1972,11 @@ RULES: tuple[Rule, ...] = (
         _constant_into_piecewise,
     ),
     Rule("sech_squared", "1 - tanh(u)**2 rounds to 0 for |u| > 9; 1/cosh(u)**2 does not", _one_minus_tanh_squared),
-    Rule("one_minus_cos", "1 - cos(u) and cosh(u) - 1 cancel near 0; 2*sin(u/2)**2 and 2*sinh(u/2)**2 do not", _one_minus_cos),
+    Rule(
+        "one_minus_cos",
+        "1 - cos(u) and cosh(u) - 1 cancel near 0, 1 + cos(u) near pi; 2*sin(u/2)**2, 2*sinh(u/2)**2 and 2*cos(u/2)**2 do not",
+        _one_minus_cos,
+    ),
     Rule("one_plus_tanh", "1 + tanh(u) cancels as u -> -oo; 2*sigmoid(2u) does not", _one_plus_tanh),
     Rule(
         "acosh_near_one",
@@ -1995,7 +2043,7 @@ RULES: tuple[Rule, ...] = (
         "log(u + sqrt(u**2 + 1)) cancels for u << 0 and overflows in u**2; asinh (acosh) does not",
         _inverse_hyperbolic,
     ),
-    Rule("erfc", "1 + erf(u) cancels for u << 0; erfc(-u) does not", _one_plus_erf),
+    Rule("erfc", "1 + erf(u) cancels for u << 0 and 1 - erfc(u) near 0; erfc(-u) and erf(u) do not", _erf_complements),
     Rule(
         "erfc_tail",
         "exp(-u**2) and erfc(u) underflow from u = 9.2 where their quotient is about u; erfc's hazard mills(u) does not",
@@ -2035,6 +2083,11 @@ RULES: tuple[Rule, ...] = (
     Rule("balance_gaussian", "u**k*exp(-c*u**2) is inf*0 where u**k overflows", _balance_gaussian),
     Rule("lbeta", "lgamma(a) + lgamma(b) - lgamma(a + b) cancels where an argument is large; lbeta does not", _lgamma_sums),
     Rule(
+        "lgamma_of_tiny",
+        "lgamma(u) is lgamma(0) = inf where u = exp(v), sigmoid(v), x*y, ... flushes to 0, and its slopes' poles cancel for small u; lgamma(1 + u) - log|u| below 1/2, the log as the rules write it, is neither",
+        _lgamma_of_tiny,
+    ),
+    Rule(
         "polygamma_diff",
         "polygamma(n, a) - polygamma(n, a + b) cancels where b is small beside a; polygamma_diff does not",
         _polygamma_difference,
@@ -2042,7 +2095,7 @@ RULES: tuple[Rule, ...] = (
     # Last: the rules above read sin and cos (1 - cos(pi*x) as 2*sin(pi*x/2)**2 first).
     Rule(
         "sin_pi",
-        "sin(pi*u) rounds pi*u first: wrong near every integer u and beyond 2**24; sinpi(u) reduces u exactly",
+        "sin(pi*u), cos(pi*u) and tan(pi*u) round pi*u first: wrong near every integer u and beyond 2**24; sinpi(u) and cospi(u) reduce u exactly",
         _trig_of_pi_multiple,
     ),
 )
@@ -3337,6 +3390,20 @@ def _cos_difference(node: sp.Expr) -> sp.Expr | None:
     return rest + c * sp.Piecewise((near, sp.Abs(half) < sp.Rational(1, 2)), (far, True))
 
 
+def _sin_difference(node: sp.Expr) -> sp.Expr | None:
+    """sin(a) - sin(b), within 1 of each other, as -2*cos(a + h)*sin(h), h = (b - a)/2 (exact
+    there), cos(a + h) by the addition formula (no argument rounded): the terms cancel near
+    a = b (sin(-1.001) - sin(-1) kept 9.8 bits). Elsewhere the difference stays."""
+    found = _pair_of_opposites(node, lambda f: isinstance(f, sp.sin) and not f.args[0].is_number)
+    if found is None:
+        return None
+    c, plus, minus, rest = found
+    a = plus.args[0]
+    half = sp.expand(minus.args[0] - a) / 2
+    near = -2 * (sp.cos(a) * sp.cos(half) - sp.sin(a) * sp.sin(half)) * sp.sin(half)
+    return rest + c * sp.Piecewise((near, sp.Abs(half) < sp.Rational(1, 2)), (plus - minus, True))
+
+
 def _half_argument(node: sp.Expr) -> sp.Expr | None:
     """cosh(u) = 1 + 2*sinh(u/2)**2 and sinh(u) = 2*sinh(u/2)*cosh(u/2). The printer writes
     cosh and sinh from exp(u) and exp(-u) (printer.EXP_FORMS), which overflow for
@@ -4514,6 +4581,11 @@ VARIANTS: tuple[Rule, ...] = (
         "cos_difference",
         "cos(a) - cos(b) cancels near a = +-b; 2*sin(A + d/2)*sin(d/2), A = |a|, d = |b| - |a| exact there, does not",
         _cos_difference,
+    ),
+    Rule(
+        "sin_difference",
+        "sin(a) - sin(b) cancels near a = b; -2*cos(a + h)*sin(h), h = (b - a)/2 exact there, does not",
+        _sin_difference,
     ),
     Rule(
         "half_argument",

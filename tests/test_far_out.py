@@ -2392,3 +2392,20 @@ _X = sp.Symbol("x", real=True)
 def test_inverse_sine_of_a_function_near_one(load_module, text, truth, points) -> None:
     fn = load_module(text, "near_one", ["x"]).near_one
     _partials_match(fn, truth, [_X], points, ((), (0,)), rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "points"),
+    [
+        # exp(x) flushes to 0 below -103.3, where lgamma(exp(x)) was lgamma(0) = inf (the
+        # truth is -x); its curvature polygamma(1, u)*u**2 + digamma(u)*u, u = exp(x), is
+        # 1/u - 1/u + ... and was 0 at x = -33 (the truth is -1.9e-15).
+        ("lgamma(exp(x))", sp.loggamma(sp.exp(_X)), [(-110.0,), (-1e4,), (-33.0,), (-3.0,), (-0.5,), (2.0,)]),
+        # sigmoid(x) likewise, below -103.
+        ("lgamma(sigmoid(x))", sp.loggamma(1 / (1 + sp.exp(-_X))), [(-110.0,), (-3e5,), (-20.0,), (-2.0,)]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_lgamma_of_a_function_that_flushes(load_module, text, truth, points) -> None:
+    fn = load_module(text, "lgamma_tiny", ["x"]).lgamma_tiny
+    _partials_match(fn, truth, [_X], points, ((), (0,), (0, 0)), rel=1e-5, tiny=1e-37)

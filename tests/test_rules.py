@@ -1041,6 +1041,8 @@ CASES: tuple[Case, ...] = (
     # x = 3e7, an integer (truth 0); cos(2*pi*x) is -4.4e-8 at x = 0.25 (truth 0).
     Case("sin_pi", sp.sin(sp.pi * x), sinpi(x), {x: (1 + 2**-23, 3e7, -2.5e5)}),
     Case("sin_pi", sp.cos(2 * sp.pi * x), cospi(2 * x), {x: (0.25, -0.75)}, label="cos"),
+    # tan(pi*x) is 8.7e-8 at x = 1 (truth 0) and 4% off at x = 1000 + 2**-10.
+    Case("sin_pi", sp.tan(sp.pi * x), sinpi(x) / cospi(x), {x: (1.0, -3.0, 1000 + 2**-10)}, label="tan"),
     # 1 + x**2 rounds to 1 for |x| < 2.4e-4: acosh(1) is 0; the truth is sqrt(2)*|x|.
     Case(
         "acosh_near_one",
@@ -1556,6 +1558,23 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1.0, 2.0, 3e-5), y: (-1.0000001192092896, -2.000000238418579, 1e-6)},
     ),
+    # The terms cancel near x = y: sin(-1 - 2**-23) - sin(-1) and sin(2) - sin(2 + 2**-22) are
+    # a rounding of each.
+    Case(
+        "sin_difference",
+        sp.sin(x) - sp.sin(y),
+        # Matched as -sin(y) + sin(x): a = y, h = (x - y)/2.
+        -sp.Piecewise(
+            (
+                -2
+                * (sp.cos(y) * sp.cos(x / 2 - y / 2) - sp.sin(y) * sp.sin(x / 2 - y / 2))
+                * sp.sin(x / 2 - y / 2),
+                sp.Abs(x / 2 - y / 2) < sp.Rational(1, 2),
+            ),
+            (sp.sin(y) - sp.sin(x), True),
+        ),
+        {x: (-1.0000001192092896, 2.0), y: (-1.0, 2.000000476837158)},
+    ),
     # tanh(10.6) and tanh(19.7) both round to 1: the difference is 0, the truth -1.2e-9.
     Case(
         "saturated_difference",
@@ -1961,9 +1980,15 @@ CASES: tuple[Case, ...] = (
     Case("one_minus_cos", sp.cosh(x) - 1, 2 * sp.sinh(x / 2) ** 2, {x: (1e-4, -3e-3)}, label="cosh"),
     Case("one_minus_cos", 1 - sp.cosh(x), -2 * sp.sinh(x / 2) ** 2, {x: (1e-4,)}, label="one_minus_cosh"),
     Case("one_minus_cos", 3 * sp.cosh(x) - 3, 6 * sp.sinh(x / 2) ** 2, {x: (1e-4,)}, label="scaled_cosh"),
+    # At float32(pi) cos = -1 + 3.8e-15 rounds to -1: 1 + cos = 0; near 3.14 it loses 4 bits.
+    Case("one_minus_cos", 1 + sp.cos(x), 2 * sp.cos(x / 2) ** 2, {x: (3.1415927410125732, 3.140000104904175)}, label="one_plus_cos"),
+    Case("one_minus_cos", 3 * sp.cos(x) + 3 + y, 6 * sp.cos(x / 2) ** 2 + y, {x: (3.1415927410125732,), y: (1e-12,)}, label="scaled_plus"),
     # erf(5) = 1 - 1.5e-12 rounds to 1; erf(-5) to -1.
     Case("erfc", 1 - sp.erf(x), erfc(x), {x: (5.0,)}),
     Case("erfc", 1 + sp.erf(x), erfc(-x), {x: (-5.0,)}, label="plus"),
+    # erfc(1e-9) = 1 - 1.1e-9 rounds to 1.
+    Case("erfc", 1 - erfc(x), sp.erf(x), {x: (1e-9, -2e-8)}, label="one_minus_erfc"),
+    Case("erfc", 2 * erfc(x) - 2, -2 * sp.erf(x), {x: (1e-9,)}, label="erfc_minus_one"),
     # tanh(-10) = -1 + 4e-9 rounds to -1.
     Case("one_plus_tanh", 1 + sp.tanh(x), 2 * sigmoid(2 * x), {x: (-10.0,)}),
     Case(
@@ -2454,6 +2479,31 @@ CASES: tuple[Case, ...] = (
         lbeta(x, y),
         {x: (3e9, 1e20, 0.75), y: (0.75, 3.0, 3e9)},
     ),
+    # exp(x) flushes to 0 below -103.3: lgamma(0) = inf, where the truth is -x. Likewise
+    # sigmoid(x), and x*y below 1e-45.
+    Case(
+        "lgamma_of_tiny",
+        lgamma(sp.exp(x)),
+        lgamma(sp.Piecewise((1 + sp.exp(x), sp.exp(x) < sp.Rational(1, 2)), (sp.exp(x), True)))
+        - sp.Piecewise((x, sp.exp(x) < sp.Rational(1, 2)), (0, True)),
+        {x: (-110.0, -1e4)},
+    ),
+    Case(
+        "lgamma_of_tiny",
+        lgamma(sigmoid(x)),
+        lgamma(sp.Piecewise((1 + sigmoid(x), sigmoid(x) < sp.Rational(1, 2)), (sigmoid(x), True)))
+        - sp.Piecewise((-softplus(-x), sigmoid(x) < sp.Rational(1, 2)), (0, True)),
+        {x: (-110.0, -3e5)},
+        label="sigmoid",
+    ),
+    Case(
+        "lgamma_of_tiny",
+        lgamma(x * y),
+        lgamma(sp.Piecewise((1 + x * y, sp.Abs(x * y) < sp.Rational(1, 2)), (x * y, True)))
+        - sp.Piecewise((sp.log(sp.Abs(x)) + sp.log(sp.Abs(y)), sp.Abs(x * y) < sp.Rational(1, 2)), (0, True)),
+        {x: (1e-30, -1e-25), y: (1e-20, 3e-30)},
+        label="product",
+    ),
     # The negative binomial's lgamma(x + y) - lgamma(y) - lgamma(x + 1): one off a beta
     # function, the offset a log (gamma(u + 1) = u*gamma(u)). At x = 1e6 the terms are 1.3e7
     # and cancel to 20.4.
@@ -2642,6 +2692,13 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # A sum; a constant's.
     ("cos_difference", sp.cos(x) + sp.cos(y)),
     ("cos_difference", sp.cos(x) - sp.cos(1)),
+    ("sin_difference", sp.sin(x) + sp.sin(y)),
+    # Arguments that do not flush where lgamma is finite, or whose log no rule writes apart.
+    ("lgamma_of_tiny", lgamma(x)),
+    ("lgamma_of_tiny", lgamma(1 + x)),
+    ("lgamma_of_tiny", lgamma(softplus(x))),
+    ("lgamma_of_tiny", lgamma(sp.exp(2) + x)),
+    ("sin_difference", sp.sin(x) - sp.sin(1)),
     # A constant's atan; a sum.
     ("atan_difference", sp.atan(x) - sp.atan(2)),
     ("atan_difference", sp.atan(x) + sp.atan(y)),
@@ -2653,9 +2710,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("inverse_hyperbolic", sp.log(x + sp.sqrt(x**2 - 2))),
     ("hypot_minus_const", hypot(1, x) - 2),
     ("hypot_minus_const", hypot(x, y) - 1),
-    ("one_minus_cos", 1 + sp.cos(x)),
+    ("one_minus_cos", 2 + sp.cos(x)),  # no cancellation: cos >= -1
     ("one_minus_cos", 1 + sp.cosh(x)),  # no cancellation: cosh >= 1
     ("erfc", 1 + sp.erf(x) ** 2),
+    ("erfc", 1 + erfc(x)),  # no cancellation: erfc > 0
     ("one_plus_tanh", 1 + 2 * sp.tanh(x)),
     # 1 - tanh**2 is sech_squared's, not a 1 - tanh.
     ("one_plus_tanh", 1 - sp.tanh(x) ** 2),
