@@ -153,6 +153,9 @@ class softplus(sp.Function):  # noqa: N801
     def _eval_is_extended_real(self) -> bool | None:
         return self.args[0].is_extended_real
 
+    def _eval_is_positive(self) -> bool | None:
+        return True if self.args[0].is_extended_real else None
+
 
 class tanh_softplus(sp.Function):  # noqa: N801
     """tanh(softplus(x)) = tanh(log(1 + exp(x))), mish's gate.

@@ -346,6 +346,24 @@ def _log_of_sigmoid(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+# log_softplus takes u - exp(u)/2 below this u: the next term, (5/24)*exp(2u), is then
+# below 2**-60 of the result.
+SOFTPLUS_LOG_BELOW = -20
+
+
+def _log_of_softplus(node: sp.Expr) -> sp.Expr | None:
+    """log(softplus(u)) = u + log(log1p(t)/t), t = exp(u), which is u - t/2 + 5*t**2/24 - ...:
+    u - exp(u)/2 for u < -20; softplus(u) flushes to 0 from u = -103.3 (float32), where the
+    log is about u (log(softplus(x)) was -inf, and lgamma(softplus(x)) inf). Above, the
+    log of softplus, kept in ipow so that this rule leaves it."""
+    if not (isinstance(node, sp.log) and isinstance(node.args[0], softplus)):
+        return None
+    u = node.args[0].args[0]
+    if u.is_number:
+        return None
+    return sp.Piecewise((u - sp.exp(u) / 2, u < SOFTPLUS_LOG_BELOW), (sp.log(ipow(node.args[0], 1)), True))
+
+
 def _log_of_cosh(node: sp.Expr) -> sp.Expr | None:
     if isinstance(node, sp.log) and isinstance(node.args[0], sp.cosh):
         return logcosh(node.args[0].args[0])
@@ -1515,7 +1533,7 @@ LGAMMA_SHIFT_BELOW = sp.Rational(1, 2)
 
 def _lgamma_of_tiny(node: sp.Expr) -> sp.Expr | None:
     """lgamma(u) = lgamma(1 + u) - log|u| for |u| < 1/2, where the rules write log|u|
-    without u: u = exp(v), sigmoid(v), erfc(v), x**2 or x*y flushes to 0 where lgamma(u) is
+    without u: u = exp(v), sigmoid(v), softplus(v), erfc(v), x**2 or x*y flushes to 0 where lgamma(u) is
     about -log|u|, finite (lgamma(exp(x)) was lgamma(0) = inf for x < -103.3, where the
     truth is -x). Its slopes then hold polygamma(n, 1 + u), not the poles of polygamma(n, u),
     which cancel: lgamma(exp(x))'' = polygamma(1, u)*u**2 + digamma(u)*u is 1/u - 1/u + ...,
@@ -1527,11 +1545,20 @@ def _lgamma_of_tiny(node: sp.Expr) -> sp.Expr | None:
     (u,) = node.args
     if u.is_number or _holds_where(u):
         return None
+    if u.as_coeff_Mul()[1].is_Symbol:
+        return None  # lgamma(x), lgamma(2*x): u flushes only where the input does
     log_u = optimize(_log_abs_product(u) if isinstance(u, (sp.Mul, sp.Pow, sp.exp)) else _log_abs(u))[0]
-    if log_u.has(u):
+    # u may stay in a where's last branch, taken where u does not flush (log(softplus(u))
+    # for u >= -20).
+    if _without_fallbacks(log_u).has(u):
         return None
     shifted = sp.Abs(u) < LGAMMA_SHIFT_BELOW
     return lgamma(sp.Piecewise((1 + u, shifted), (u, True))) - sp.Piecewise((log_u, shifted), (0, True))
+
+
+def _without_fallbacks(e: sp.Expr) -> sp.Expr:
+    """`e` with the last branch of each where as 0."""
+    return e.replace(lambda n: isinstance(n, sp.Piecewise), lambda n: sp.Piecewise(*n.args[:-1], (0, True)))
 
 
 def _lgamma_shift(p: sp.Expr, k: int) -> sp.Expr:
@@ -1958,6 +1985,7 @@ RULES: tuple[Rule, ...] = (
     Rule("exp_times_sigmoid", "exp(u)*sigmoid(-u) is sigmoid(u), without inf*0", _exp_times_sigmoid),
     Rule("one_minus_sigmoid", "1 - sigmoid(u) cancels; sigmoid(-u) does not", _one_minus_sigmoid),
     Rule("log_sigmoid", "log(sigmoid(u)) underflows to -inf; -softplus(-u) does not", _log_of_sigmoid),
+    Rule("log_softplus", "log(softplus(u)) is log(0) = -inf where softplus flushes (u < -103); u - exp(u)/2 below u = -20 is not", _log_of_softplus),
     Rule("expm1", "exp(u) - 1 and 1 - exp(u) cancel near 0; expm1 does not", _exp_minus_one),
     Rule("exp_condition", "exp(u) >= c rounds exp(u) to c where u is near log(c); u >= log(c) does not", _exp_condition),
     Rule("tanh", "(exp(u) - 1)/(exp(u) + 1) overflows; tanh(u/2) does not", _tanh_from_exps),

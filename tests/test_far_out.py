@@ -2403,9 +2403,18 @@ def test_inverse_sine_of_a_function_near_one(load_module, text, truth, points) -
         ("lgamma(exp(x))", sp.loggamma(sp.exp(_X)), [(-110.0,), (-1e4,), (-33.0,), (-3.0,), (-0.5,), (2.0,)]),
         # sigmoid(x) likewise, below -103.
         ("lgamma(sigmoid(x))", sp.loggamma(1 / (1 + sp.exp(-_X))), [(-110.0,), (-3e5,), (-20.0,), (-2.0,)]),
+        # softplus(x) too (its log is x - exp(x)/2 below -20); below -103 the reference's 60
+        # digits of 1 + exp(x) do not serve f'' (test_lgamma_of_softplus_where_it_flushes).
+        ("lgamma(softplus(x))", sp.loggamma(sp.log(1 + sp.exp(_X))), [(-60.0,), (-25.0,), (-3.0,), (0.5,)]),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_lgamma_of_a_function_that_flushes(load_module, text, truth, points) -> None:
     fn = load_module(text, "lgamma_tiny", ["x"]).lgamma_tiny
     _partials_match(fn, truth, [_X], points, ((), (0,), (0, 0)), rel=1e-5, tiny=1e-37)
+
+
+def test_lgamma_of_softplus_where_it_flushes(load_module) -> None:
+    # softplus(x) flushes to 0 below -103.3: lgamma(softplus(x)) was inf, its slope NaN.
+    fn = load_module("lgamma(softplus(x))", "lgamma_tiny", ["x"]).lgamma_tiny
+    _partials_match(fn, sp.loggamma(sp.log(1 + sp.exp(_X))), [_X], [(-110.0,), (-105.0,)], ((), (0,)), rel=1e-5)

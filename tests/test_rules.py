@@ -1035,6 +1035,17 @@ CASES: tuple[Case, ...] = (
     Case("tanh", expm1(x) * sigmoid(-x), sp.tanh(x / 2), {x: (100.0, 90.0)}),
     # 1 + 1e-8 rounds to 1: log(1) = 0; the truth is 1e-8.
     Case("log1p", sp.log(1 + x), log1p(x), {x: (1e-8,)}),
+    # softplus(-110) flushes to 0: log(0) = -inf; the truth is -110.
+    Case(
+        "log_softplus",
+        sp.log(softplus(x)),
+        sp.Piecewise((x - sp.exp(x) / 2, x < -20), (sp.log(ipow(softplus(x), 1)), True)),
+        {x: (-110.0, -3e4)},
+        truth=(-110.0, -3e4),  # x - exp(x)/2 to 1e-48
+        # Not an identity: the next term is (5/24)*exp(2x) (and 50 digits of 1 + exp(-110)
+        # hold 2 of exp(-110)).
+        tolerance=1e-12,
+    ),
     # cosh(100) overflows: log(inf) = inf; the truth is 100 - log(2).
     Case("logcosh", sp.log(sp.cosh(x)), logcosh(x), {x: (100.0, -100.0)}),
     # pi*x rounds: sin of it is -8.7e-8 at x = 1 + 2**-23 (truth -3.7e-7) and 0.98 at
@@ -2504,6 +2515,19 @@ CASES: tuple[Case, ...] = (
         {x: (1e-30, -1e-25), y: (1e-20, 3e-30)},
         label="product",
     ),
+    Case(
+        "lgamma_of_tiny",
+        lgamma(softplus(x)),
+        lgamma(sp.Piecewise((1 + softplus(x), softplus(x) < sp.Rational(1, 2)), (softplus(x), True)))
+        - sp.Piecewise(
+            (sp.Piecewise((x - sp.exp(x) / 2, x < -20), (sp.log(ipow(softplus(x), 1)), True)), softplus(x) < sp.Rational(1, 2)),
+            (0, True),
+        ),
+        {x: (-110.0, -1e4)},
+        truth=(110.0, 1e4),  # -x to 1e-46
+        tolerance=1e-12,
+        label="softplus",
+    ),
     # The negative binomial's lgamma(x + y) - lgamma(y) - lgamma(x + 1): one off a beta
     # function, the offset a log (gamma(u + 1) = u*gamma(u)). At x = 1e6 the terms are 1.3e7
     # and cancel to 20.4.
@@ -2696,7 +2720,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # Arguments that do not flush where lgamma is finite, or whose log no rule writes apart.
     ("lgamma_of_tiny", lgamma(x)),
     ("lgamma_of_tiny", lgamma(1 + x)),
-    ("lgamma_of_tiny", lgamma(softplus(x))),
+    ("log_softplus", sp.log(softplus(2))),
     ("lgamma_of_tiny", lgamma(sp.exp(2) + x)),
     ("sin_difference", sp.sin(x) - sp.sin(1)),
     # A constant's atan; a sum.
