@@ -1547,6 +1547,10 @@ def _lgamma_of_tiny(node: sp.Expr) -> sp.Expr | None:
         return None
     if u.as_coeff_Mul()[1].is_Symbol:
         return None  # lgamma(x), lgamma(2*x): u flushes only where the input does
+    if any(isinstance(p, sp.Pow) and p.exp.free_symbols for p in sp.preorder_traversal(u)):
+        # y**y does not flush (it is above 0.69 where real), and the rules make a where of
+        # it, which the condition on u would then hold.
+        return None
     log_u = optimize(_log_abs_product(u) if isinstance(u, (sp.Mul, sp.Pow, sp.exp)) else _log_abs(u))[0]
     # u may stay in a where's last branch, taken where u does not flush (log(softplus(u))
     # for u >= -20).
