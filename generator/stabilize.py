@@ -1543,21 +1543,52 @@ def _lgamma_of_tiny(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, lgamma):
         return None
     (u,) = node.args
+    log_u = _log_where_it_flushes(u)
+    if log_u is None:
+        return None
+    shifted = sp.Abs(u) < LGAMMA_SHIFT_BELOW
+    return lgamma(sp.Piecewise((1 + u, shifted), (u, True))) - sp.Piecewise((log_u, shifted), (0, True))
+
+
+def _log_where_it_flushes(u: sp.Expr) -> sp.Expr | None:
+    """log|u| as the rules write it without u, for a u that flushes to 0 where its log is
+    finite (exp(v), sigmoid(v), softplus(v), erfc(v), x**2, x*y); None for another u."""
     if u.is_number or _holds_where(u):
         return None
     if u.as_coeff_Mul()[1].is_Symbol:
         return None  # lgamma(x), lgamma(2*x): u flushes only where the input does
     if any(isinstance(p, sp.Pow) and p.exp.free_symbols for p in sp.preorder_traversal(u)):
         # y**y does not flush (it is above 0.69 where real), and the rules make a where of
-        # it, which the condition on u would then hold.
+        # it, which a condition on u would then hold.
         return None
     log_u = optimize(_log_abs_product(u) if isinstance(u, (sp.Mul, sp.Pow, sp.exp)) else _log_abs(u))[0]
     # u may stay in a where's last branch, taken where u does not flush (log(softplus(u))
     # for u >= -20).
-    if _without_fallbacks(log_u).has(u):
+    return None if _without_fallbacks(log_u).has(u) else log_u
+
+
+def _lbeta_of_tiny(node: sp.Expr) -> sp.Expr | None:
+    """lbeta(a, b) with a's argument shifted by one where |a| < 1/2, as _lgamma_of_tiny's,
+    for an a that flushes (_log_where_it_flushes), and b's likewise: from beta(a, b) =
+    beta(a + 1, b)*(a + b)/a, lbeta(A, B) + [log|a + b|] + [log|1 + a + b|] - [log|a|] -
+    [log|b|], each bracket where its shift is taken (log|a + b| where either is, log|1 + a + b|
+    where both are). lbeta(exp(x), 2) was lbeta(0, 2) = inf below x = -103.3 (the truth is
+    -x), and its f'' cancelled (polygamma_diff(1, u, 2)*u**2 + polygamma_diff(0, u, 2)*u is
+    1 - 1 + ... for small u = exp(x))."""
+    if not isinstance(node, lbeta):
         return None
-    shifted = sp.Abs(u) < LGAMMA_SHIFT_BELOW
-    return lgamma(sp.Piecewise((1 + u, shifted), (u, True))) - sp.Piecewise((log_u, shifted), (0, True))
+    a, b = node.args
+    logs = [_log_where_it_flushes(a), _log_where_it_flushes(b)]
+    if logs == [None, None]:
+        return None
+    shifts = [sp.Abs(w) < LGAMMA_SHIFT_BELOW if log_w is not None else sp.false for w, log_w in zip((a, b), logs)]
+    picked = [sp.Piecewise((1 + w, shift), (w, True)) for w, shift in zip((a, b), shifts)]
+    taken = lambda value, condition: sp.Piecewise((value, condition), (0, True))  # noqa: E731
+    correction = taken(optimize(_log_abs(a + b))[0], shifts[0] | shifts[1]) + taken(
+        optimize(_log_abs(1 + a + b))[0], shifts[0] & shifts[1]
+    )
+    correction -= sum(taken(log_w, shift) for log_w, shift in zip(logs, shifts) if log_w is not None)
+    return lbeta(*picked) + correction
 
 
 def _without_fallbacks(e: sp.Expr) -> sp.Expr:
@@ -2114,6 +2145,11 @@ RULES: tuple[Rule, ...] = (
     Rule("balance_ratio", "a**k/b**k overflows where a/b does not", _balance_ratio),
     Rule("balance_gaussian", "u**k*exp(-c*u**2) is inf*0 where u**k overflows", _balance_gaussian),
     Rule("lbeta", "lgamma(a) + lgamma(b) - lgamma(a + b) cancels where an argument is large; lbeta does not", _lgamma_sums),
+    Rule(
+        "lbeta_of_tiny",
+        "lbeta(a, b) is inf where a = exp(v), sigmoid(v), ... flushes to 0, and its slopes' poles cancel for small a; lbeta(1 + a, b) + log|a + b| - log|a| below 1/2, the logs as the rules write them, is neither",
+        _lbeta_of_tiny,
+    ),
     Rule(
         "lgamma_of_tiny",
         "lgamma(u) is lgamma(0) = inf where u = exp(v), sigmoid(v), x*y, ... flushes to 0, and its slopes' poles cancel for small u; lgamma(1 + u) - log|u| below 1/2, the log as the rules write it, is neither",

@@ -2414,6 +2414,13 @@ def test_lgamma_of_a_function_that_flushes(load_module, text, truth, points) -> 
     _partials_match(fn, truth, [_X], points, ((), (0,), (0, 0)), rel=1e-5, tiny=1e-37)
 
 
+def test_lbeta_of_a_function_that_flushes(load_module) -> None:
+    # lbeta(exp(x), 2) was lbeta(0, 2) = inf below -103.3, where the truth is about -x.
+    fn = load_module("lbeta(exp(x), 2)", "lbeta_tiny", ["x"]).lbeta_tiny
+    truth = sp.loggamma(sp.exp(_X)) + sp.loggamma(2) - sp.loggamma(sp.exp(_X) + 2)
+    _partials_match(fn, truth, [_X], [(-110.0,), (-1e4,), (-33.0,), (-3.0,), (0.5,)], ((), (0,)), rel=1e-5)
+
+
 def test_lgamma_of_softplus_where_it_flushes(load_module) -> None:
     # softplus(x) flushes to 0 below -103.3: lgamma(softplus(x)) was inf, its slope NaN.
     fn = load_module("lgamma(softplus(x))", "lgamma_tiny", ["x"]).lgamma_tiny

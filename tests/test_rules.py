@@ -2528,6 +2528,16 @@ CASES: tuple[Case, ...] = (
         tolerance=1e-12,
         label="softplus",
     ),
+    # lbeta(exp(x), y) was lbeta(0, y) = inf below x = -103.3, where the truth is about -x.
+    Case(
+        "lbeta_of_tiny",
+        lbeta(sp.exp(x), y),
+        lbeta(sp.Piecewise((1 + sp.exp(x), sp.exp(x) < sp.Rational(1, 2)), (sp.exp(x), True)), y)
+        + sp.Piecewise((sp.log(sp.Abs(y + sp.exp(x))), sp.exp(x) < sp.Rational(1, 2)), (0, True))
+        - sp.Piecewise((x, sp.exp(x) < sp.Rational(1, 2)), (0, True)),
+        {x: (-110.0, -1e4), y: (3.0, 0.25)},
+        truth=(110.0, 1e4),  # beta(u, y) = 1/u + O(1) for a small u
+    ),
     # The negative binomial's lgamma(x + y) - lgamma(y) - lgamma(x + 1): one off a beta
     # function, the offset a log (gamma(u + 1) = u*gamma(u)). At x = 1e6 the terms are 1.3e7
     # and cancel to 20.4.
@@ -2721,6 +2731,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("lgamma_of_tiny", lgamma(x)),
     ("lgamma_of_tiny", lgamma(1 + x)),
     ("log_softplus", sp.log(softplus(2))),
+    ("lbeta_of_tiny", lbeta(x, y)),
+    ("lbeta_of_tiny", lbeta(2 * x, 3)),
     ("lgamma_of_tiny", lgamma(sp.exp(2) + x)),
     ("sin_difference", sp.sin(x) - sp.sin(1)),
     # A constant's atan; a sum.
