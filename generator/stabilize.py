@@ -1564,7 +1564,18 @@ def _log_where_it_flushes(u: sp.Expr) -> sp.Expr | None:
     log_u = optimize(_log_abs_product(u) if isinstance(u, (sp.Mul, sp.Pow, sp.exp)) else _log_abs(u))[0]
     # u may stay in a where's last branch, taken where u does not flush (log(softplus(u))
     # for u >= -20).
-    return None if _without_fallbacks(log_u).has(u) else log_u
+    if _without_fallbacks(log_u).has(u):
+        return None
+    # And u must come below the shift's bound somewhere: cosh(y) (whose log is logcosh) and
+    # sigmoid(softplus(y)) never do, and a where never taken would cost a log and a where.
+    import numpy as np
+
+    from generator import judge
+
+    symbols = tuple(sorted(u.free_symbols, key=lambda s: s.name))
+    with np.errstate(all="ignore"):
+        values = judge.evaluate(u, symbols, judge.sample_points(len(symbols)), np.float64)
+    return log_u if (np.abs(values) < LGAMMA_SHIFT_BELOW).any() else None
 
 
 def _lbeta_of_tiny(node: sp.Expr) -> sp.Expr | None:
