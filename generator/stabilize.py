@@ -1169,7 +1169,6 @@ def _one_minus_cos(node: sp.Expr) -> sp.Expr | None:
     return _one_plus_cos(node)
 
 
-
 def _trig_of_pi_multiple(node: sp.Expr) -> sp.Expr | None:
     """sin(pi*u) = sinpi(u), cos(pi*u) = cospi(u) and tan(pi*u) = sinpi(u)/cospi(u), for u
     free of pi (sin(pi*x/2), cos(2*pi*x*y)): the normalized sinc sin(pi*x)/(pi*x) was 63.5%
@@ -1533,9 +1532,9 @@ LGAMMA_SHIFT_BELOW = sp.Rational(1, 2)
 
 def _lgamma_of_tiny(node: sp.Expr) -> sp.Expr | None:
     """lgamma(u) = lgamma(1 + u) - log|u| for |u| < 1/2, where the rules write log|u|
-    without u: u = exp(v), sigmoid(v), softplus(v), erfc(v), x**2 or x*y flushes to 0 where lgamma(u) is
-    about -log|u|, finite (lgamma(exp(x)) was lgamma(0) = inf for x < -103.3, where the
-    truth is -x). Its slopes then hold polygamma(n, 1 + u), not the poles of polygamma(n, u),
+    without u: u = exp(v), sigmoid(v), softplus(v), erfc(v), x**2 or x*y flushes to 0 where
+    lgamma(u) is about -log|u|, finite (lgamma(exp(x)) was lgamma(0) = inf for x < -103.3,
+    where the truth is -x). Its slopes then hold polygamma(n, 1 + u), not the poles of polygamma(n, u),
     which cancel: lgamma(exp(x))'' = polygamma(1, u)*u**2 + digamma(u)*u is 1/u - 1/u + ...,
     0 at x = -33, where the truth is -1.9e-15 (as polygamma(1, 1 + u)*u**2 + digamma(1 + u)*u,
     it is right). Above the bound, lgamma(u): the where picks the argument, so that one
@@ -1550,9 +1549,11 @@ def _lgamma_of_tiny(node: sp.Expr) -> sp.Expr | None:
     return lgamma(sp.Piecewise((1 + u, shifted), (u, True))) - sp.Piecewise((log_u, shifted), (0, True))
 
 
+@functools.lru_cache(maxsize=4096)
 def _log_where_it_flushes(u: sp.Expr) -> sp.Expr | None:
     """log|u| as the rules write it without u, for a u that flushes to 0 where its log is
-    finite (exp(v), sigmoid(v), softplus(v), erfc(v), x**2, x*y); None for another u."""
+    finite (exp(v), sigmoid(v), softplus(v), erfc(v), x**2, x*y); None for another u. Cached:
+    the same arguments come back in every candidate, and each costs a measurement."""
     if u.is_number or _holds_where(u):
         return None
     if u.as_coeff_Mul()[1].is_Symbol:
