@@ -1576,7 +1576,7 @@ def _log_where_it_flushes(u: sp.Expr) -> sp.Expr | None:
     symbols = tuple(sorted(u.free_symbols, key=lambda s: s.name))
     with np.errstate(all="ignore"):
         values = judge.evaluate(u, symbols, judge.sample_points(len(symbols)), np.float64)
-    return log_u if (np.abs(values) < LGAMMA_SHIFT_BELOW).any() else None
+    return log_u if (np.abs(values) < float(LGAMMA_SHIFT_BELOW)).any() else None
 
 
 def _lbeta_of_tiny(node: sp.Expr) -> sp.Expr | None:
