@@ -1556,8 +1556,9 @@ def _log_where_it_flushes(u: sp.Expr) -> sp.Expr | None:
     the same arguments come back in every candidate, and each costs a measurement."""
     if u.is_number or _holds_where(u):
         return None
-    if u.as_coeff_Mul()[1].is_Symbol:
-        return None  # lgamma(x), lgamma(2*x): u flushes only where the input does
+    base, exponent = u.as_coeff_Mul()[1].as_base_exp()
+    if base.as_coeff_Mul()[1].is_Symbol and exponent.is_number and abs(exponent) <= 1:
+        return None  # lgamma(2*x), lbeta(1, sqrt(-y)): u flushes only where the input does
     if any(isinstance(p, sp.Pow) and p.exp.free_symbols for p in sp.preorder_traversal(u)):
         # y**y does not flush (it is above 0.69 where real), and the rules make a where of
         # it, which a condition on u would then hold.

@@ -2734,6 +2734,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("lbeta_of_tiny", lbeta(x, y)),
     # Never below the shift's bound: no where for nothing.
     ("lgamma_of_tiny", lgamma(sp.cosh(x))),
+    ("lgamma_of_tiny", lgamma(sp.sqrt(-x))),
+    ("lgamma_of_tiny", lgamma(3 / x)),
     ("lgamma_of_tiny", lgamma(sigmoid(softplus(x)))),
     ("lbeta_of_tiny", lbeta(2 * x, 3)),
     ("lgamma_of_tiny", lgamma(sp.exp(2) + x)),
