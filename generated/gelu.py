@@ -14,7 +14,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 
 Stabilising rewrites applied:
 
-    - erfc: 1 + erf(u) cancels for u << 0; erfc(-u) does not
+    - erfc: 1 + erf(u) cancels for u << 0 and 1 - erfc(u) near 0; erfc(-u) and erf(u) do not
     - no_nan_product: r*d is inf*0 = NaN where r overflows and a decaying d flushes to 0; multiply_no_nan(r, d) is 0
     - factor_at_roots: a polynomial in one input rounds near a root where its terms cancel; a*(u - r1)*(u - r2)*..., each root in two parts, does not
 

@@ -14,7 +14,7 @@ order 2, TensorFlow differentiates the order-2 formulas itself.
 
 Stabilising rewrites applied:
 
-    - one_minus_cos: 1 - cos(u) and cosh(u) - 1 cancel near 0; 2*sin(u/2)**2 and 2*sinh(u/2)**2 do not
+    - one_minus_cos: 1 - cos(u) and cosh(u) - 1 cancel near 0, 1 + cos(u) near pi; 2*sin(u/2)**2, 2*sinh(u/2)**2 and 2*cos(u/2)**2 do not
     - balance_ratio: a**k/b**k overflows where a/b does not
     - divide_stepwise: a/b**n: b**n over- or underflows where the quotient need not; (a/b)/b does not
     - distribute_quotient: (a + w**k)/b**n: w**k overflows where the quotient need not; a/b**n + (w/b)**n*w**(k-n) does not
