@@ -1214,7 +1214,12 @@ def naive(expr: sp.Expr) -> sp.Expr:
     # 40 walks).
     present = {type(node) for node in sp.preorder_traversal(expr)}
     for func, definition in replacements.items():
-        if any(issubclass(kind, func) for kind in present):
+        # Again while one is left: SymPy's replace does not look again at a node rebuilt from
+        # replaced arguments (xlog1py(xlog1py(y, 0), xlog1py(0, 0)) left xlog1py(0, 0), which
+        # lambdify could not print: NameError, fuzz seed 119).
+        for _ in range(4):
+            if not any(issubclass(kind, func) for kind in present):
+                break
             expr = expr.replace(func, definition)
             present = {type(node) for node in sp.preorder_traversal(expr)}
     return expr

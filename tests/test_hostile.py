@@ -724,6 +724,10 @@ def test_series_through_abs_is_not_attempted(tmp_path):
         # Session 47, a draft of lbeta_of_tiny (the 557-module check): sqrt(-y) is NaN on
         # half the judge's grid, and NaN < 1/2 as a SymPy number raised TypeError.
         "lbeta(1, sqrt(-y))",
+        # Session 47, seed 119 (a traceback on the previous code too): the textbook form
+        # kept xlog1py(0, 0), which SymPy's replace built from replaced arguments and did
+        # not look at again; the judge's mpmath function could not call it (NameError).
+        "xlog1py(xlog1py(y, 0), xlog1py(0, 0))",
     ],
 )
 def test_fuzzer_finds_generate(tmp_path, text):
