@@ -2732,11 +2732,12 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("lgamma_of_tiny", lgamma(1 + x)),
     ("log_softplus", sp.log(softplus(2))),
     ("lbeta_of_tiny", lbeta(x, y)),
-    # Never below the shift's bound: no where for nothing.
+    # Never below the shift's bound (no where for nothing), or a power of one input up to
+    # the first, which flushes only where the input does.
     ("lgamma_of_tiny", lgamma(sp.cosh(x))),
+    ("lgamma_of_tiny", lgamma(sigmoid(softplus(x)))),
     ("lgamma_of_tiny", lgamma(sp.sqrt(-x))),
     ("lgamma_of_tiny", lgamma(3 / x)),
-    ("lgamma_of_tiny", lgamma(sigmoid(softplus(x)))),
     ("lbeta_of_tiny", lbeta(2 * x, 3)),
     ("lgamma_of_tiny", lgamma(sp.exp(2) + x)),
     ("sin_difference", sp.sin(x) - sp.sin(1)),
