@@ -415,6 +415,9 @@ def test_abs_at_zero_is_finite(load_module, tf):
         # The fuzzer, seed 43: min(x, 0) <= 0 < 1, and SymPy writes acosh(0) as I*pi/2; a rule
         # compared the quotient it builds from it (TypeError, a traceback, exit 123).
         ("log(acosh(min(x, 0)))", ["log(I*pi/2)", "not real"]),
+        # log_sigmoid(x) = -softplus(-x) < 0, to the power 0.104: SymPy sees the negative base
+        # now that softplus is known positive (session 47; it was a module of NaN).
+        ("log_sigmoid(x)**xlogy(log10(2), sqrt(2))", ["negative base", "not real"]),
     ],
 )
 def test_nowhere_real_expressions_fail_at_generation(capsys, text, words):
@@ -497,7 +500,8 @@ def test_oversized_numbers_fail_fast(capsys, text, words):
 @pytest.mark.parametrize(
     "text",
     [
-        "log_sigmoid(x)**xlogy(log10(2), sqrt(2))",
+        # (log_sigmoid(x)**xlogy(...) was here; it is not real for any real input, above.)
+        "softplus(x)**xlogy(log10(2), sqrt(2))",
         "x**softplus(1)",
         "x * hypot(3, 4)**2",
     ],
