@@ -1597,9 +1597,9 @@ def _lbeta_of_tiny(node: sp.Expr) -> sp.Expr | None:
     shifts = [sp.Abs(w) < LGAMMA_SHIFT_BELOW if log_w is not None else sp.false for w, log_w in zip((a, b), logs)]
     picked = [sp.Piecewise((1 + w, shift), (w, True)) for w, shift in zip((a, b), shifts)]
     taken = lambda value, condition: sp.Piecewise((value, condition), (0, True))  # noqa: E731
-    correction = taken(optimize(_log_abs(a + b))[0], shifts[0] | shifts[1]) + taken(
-        optimize(_log_abs(1 + a + b))[0], shifts[0] & shifts[1]
-    )
+    # The logs as written: the later passes of optimize rewrite them (log|exp(x) + exp(y)| as
+    # logaddexp(x, y)).
+    correction = taken(_log_abs(a + b), shifts[0] | shifts[1]) + taken(_log_abs(1 + a + b), shifts[0] & shifts[1])
     correction -= sum(taken(log_w, shift) for log_w, shift in zip(logs, shifts) if log_w is not None)
     return lbeta(*picked) + correction
 
