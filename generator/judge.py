@@ -1239,6 +1239,72 @@ def _remembered(fn: Callable[..., object]) -> Callable[..., object]:
 
 
 _MP_COMPLEX_LARGE = mpmath.mpf(10) ** 5
+
+# The most digits added to a sum that cancels (_without_cancellation): 4096 take 0.1 s for
+# lgamma, and at most 10**-4000 of a term is left.
+_CANCELLING_DIGITS = 4096
+
+
+def _without_cancellation(
+    terms: Callable[..., list[object]], far: Callable[..., object] | None
+) -> Callable[..., object]:
+    """The sum of `terms` of the arguments, with more digits where the terms cancel.
+
+    For the differences of lgamma and polygamma that are one primitive (lbeta and the others):
+    lbeta(2, y) at y = exp(1000) is -2000, a difference of terms of 1e437, and was 0 at 40 and
+    at 80 digits alike, so the two agreed (_mp_value), and the module's asymptote matched that
+    0 (f was 0 for x >= 1277.6). Where the sum is below the largest term by more than half the
+    digits, or 0 where the terms are not, it is taken again with 20 more digits than the terms
+    cancel, or than the last two arguments' digits (the larger's, and its ratio to the smaller:
+    y + 2 rounds to y) where they cancel to 0 (digamma(-1/2) - digamma(3/2) is 0, and no
+    precision shows that), as a power of two for mpmath's caches of coefficients per
+    precision. A sum that cancels less is left to _mp_value's two precisions. Beyond
+    _CANCELLING_DIGITS, `far` (the leading terms of a Taylor series in the smaller argument),
+    or None for no value (nan)."""
+
+    def wrapped(*args: object) -> object:
+        values = terms(*args)
+        if not all(isinstance(t, mpmath.mpf) and mpmath.isfinite(t) for t in values):
+            return mpmath.fsum(values)
+        total = mpmath.fsum(values)
+        size = max(abs(t) for t in values)
+        lost = float(mpmath.log10(size / abs(total))) if total != 0 else math.inf if size != 0 else 0.0
+        if lost <= mpmath.mp.dps / 2:
+            return total
+        # A Python int is an argument too: lambdify prints lbeta(2, exp(x))'s 2 as one.
+        ends = sorted(abs(mpmath.mpf(u)) for u in args[-2:])
+        digits = [lost] if math.isfinite(lost) else []
+        if ends[0] > 0 and mpmath.isfinite(ends[1]):
+            digits += [float(mpmath.log10(ends[1])), float(mpmath.log10(ends[1] / ends[0]))]
+        extra = 2 ** math.ceil(math.log2(max(digits, default=0) + 20))
+        if extra > _CANCELLING_DIGITS:
+            return mpmath.nan if far is None else far(*args)
+        with mpmath.extradps(extra):
+            total = mpmath.fsum(terms(*args))
+        return +total
+
+    return _remembered(wrapped)
+
+
+def _lbeta_terms(a: object, b: object) -> list[object]:
+    return [prim.lgamma_value(a), prim.lgamma_value(b), -prim.lgamma_value(a + b)]
+
+
+def _lbeta_far(a: object, b: object) -> object:
+    """lgamma(small) + lgamma(large) - lgamma(large + small) = lgamma(small) - small*digamma(large) + ..."""
+    small, large = sorted((a, b), key=abs)
+    return prim.lgamma_value(small) - small * prim.polygamma_value(0, large)
+
+
+def _polygamma_diff_terms(n: object, y: object, x: object) -> list[object]:
+    return [prim.polygamma_value(n, y), -prim.polygamma_value(n, y + x)]
+
+
+def _polygamma_diff_far(n: object, y: object, x: object) -> object:
+    """polygamma(n, y) - polygamma(n, y + x) = -x*polygamma(n + 1, y) + ..."""
+    return -x * prim.polygamma_value(int(n) + 1, y)
+
+
 _MP_FUNCTIONS = {
     "exp": _remembered(_complex_exp(_saturating(mpmath.exp, mpmath.mpf(0), mpmath.inf))),
     "expm1": _remembered(_saturating(mpmath.expm1, mpmath.mpf(-1), mpmath.inf)),
@@ -1259,7 +1325,16 @@ _MP_FUNCTIONS = {
     "variable_power": lambda a, b: _variable_power(a, b),
     "lgamma": _remembered(prim.lgamma_value),
     "polygamma": _remembered(prim.polygamma_value),
+    "lbeta": _without_cancellation(_lbeta_terms, _lbeta_far),
+    "lgamma_diff": _without_cancellation(
+        lambda y, x: [prim.lgamma_value(y), -prim.lgamma_value(y + x)], lambda y, x: -x * prim.polygamma_value(0, y)
+    ),
+    "polygamma_diff": _without_cancellation(_polygamma_diff_terms, _polygamma_diff_far),
+    "lgamma_kernel": _without_cancellation(lambda a, x: [(a - 1) * mpmath.log(x), -x, -prim.lgamma_value(a)], None),
+    "log_digamma_gap": _without_cancellation(lambda x, a: [mpmath.log(x), -prim.polygamma_value(0, a)], None),
 }
+# The primitives the mpmath functions above compute themselves, not from their textbook form.
+_MP_KEPT = (prim.lbeta, prim.lgamma_diff, prim.polygamma_diff, prim.lgamma_kernel, prim.log_digamma_gap)
 
 
 class variable_power(sp.Function):  # noqa: N801 - SymPy names functions in lower case
@@ -1310,7 +1385,7 @@ def _mp_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Callable[...,
     # docstring_limit=0: as in _numpy_function.
     # A power with the input in its exponent, whatever its base: pi**sinh(y) at y = 3e38
     # powered pi exactly, for minutes (the fuzzer's (max(pi, 0))**sinh(y)).
-    textbook = prim.naive(expr).replace(
+    textbook = prim.naive(expr, keep=_MP_KEPT).replace(
         lambda e: isinstance(e, sp.Pow) and not e.exp.is_number,
         lambda e: variable_power(e.base, e.exp),
     )

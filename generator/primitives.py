@@ -1152,8 +1152,9 @@ class split_power(sp.Function):  # noqa: N801
         return (self.args[0] ** self.args[1]).is_extended_real
 
 
-def naive(expr: sp.Expr) -> sp.Expr:
-    """The expression with every stable primitive replaced by its textbook definition."""
+def naive(expr: sp.Expr, keep: tuple[type, ...] = ()) -> sp.Expr:
+    """The expression with every stable primitive but those in `keep` replaced by its textbook
+    definition."""
     replacements = {
         sigmoid: lambda x: 1 / (1 + sp.exp(-x)),
         sigmoid_slope: lambda x: 1 / (sp.exp(x) + 2 + sp.exp(-x)),
@@ -1214,6 +1215,8 @@ def naive(expr: sp.Expr) -> sp.Expr:
     # 40 walks).
     present = {type(node) for node in sp.preorder_traversal(expr)}
     for func, definition in replacements.items():
+        if func in keep:
+            continue
         # Again while one is left: SymPy's replace does not look again at a node rebuilt from
         # replaced arguments (xlog1py(xlog1py(y, 0), xlog1py(0, 0)) left xlog1py(0, 0), which
         # lambdify could not print: NameError, fuzz seed 119).

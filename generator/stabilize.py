@@ -1549,11 +1549,28 @@ def _lgamma_of_tiny(node: sp.Expr) -> sp.Expr | None:
     return lgamma(sp.Piecewise((1 + u, shifted), (u, True))) - sp.Piecewise((log_u, shifted), (0, True))
 
 
-@functools.lru_cache(maxsize=4096)
 def _log_where_it_flushes(u: sp.Expr) -> sp.Expr | None:
     """log|u| as the rules write it without u, for a u that flushes to 0 where its log is
-    finite (exp(v), sigmoid(v), softplus(v), erfc(v), x**2, x*y); None for another u. Cached:
-    the same arguments come back in every candidate, and each costs a measurement."""
+    finite (exp(v), sigmoid(v), softplus(v), erfc(v), x**2, x*y); None for another u."""
+    return _log_without(u, flushes=True)
+
+
+def _log_where_it_overflows(u: sp.Expr) -> sp.Expr | None:
+    """log|u| as the rules write it without u, for a u that overflows where its log is
+    finite (exp(v), cosh(v), x**2, x*y); None for another u."""
+    return _log_without(u, flushes=False)
+
+
+# The bounds a u must pass somewhere on the judge's grid (in float64) for _log_without: below
+# the shift of lgamma_of_tiny, or above this (e**80 flows over in float32's square).
+LOG_WITHOUT_ABOVE = 2.0**100
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_without(u: sp.Expr, flushes: bool) -> sp.Expr | None:
+    """log|u| as the rules write it without u, for a u that flushes to 0 (`flushes`) or
+    overflows where its log is finite; None for another u. Cached: the same arguments come
+    back in every candidate, and each costs a measurement."""
     if u.is_number or _holds_where(u):
         return None
     base, exponent = u.as_coeff_Mul()[1].as_base_exp()
@@ -1568,16 +1585,79 @@ def _log_where_it_flushes(u: sp.Expr) -> sp.Expr | None:
     # for u >= -20).
     if _without_fallbacks(log_u).has(u):
         return None
-    # And u must come below the shift's bound somewhere: cosh(y) (whose log is logcosh) and
-    # sigmoid(softplus(y)) never do, and a where never taken would cost a log and a where.
+    # And u must pass the bound somewhere: cosh(y) (whose log is logcosh) and
+    # sigmoid(softplus(y)) never come below 1/2, and a where never taken would cost a log and a where.
     import numpy as np
 
     from generator import judge
 
     symbols = tuple(sorted(u.free_symbols, key=lambda s: s.name))
     with np.errstate(all="ignore"):
-        values = judge.evaluate(u, symbols, judge.sample_points(len(symbols)), np.float64)
-    return log_u if (np.abs(values) < float(LGAMMA_SHIFT_BELOW)).any() else None
+        sizes = np.abs(judge.evaluate(u, symbols, judge.sample_points(len(symbols)), np.float64))
+    passes = sizes < float(LGAMMA_SHIFT_BELOW) if flushes else sizes > LOG_WITHOUT_ABOVE
+    return log_u if passes.any() else None
+
+
+# lbeta_of_huge takes lbeta(a, u)'s leading terms where log(u) is above this (u above 5.5e34)
+# and |a| below LBETA_FAR_OTHER: the next term, about (a**2 - a)**2/(8*u**2), is then below
+# 2**-70 (and u has not yet flowed over in float32).
+LBETA_FAR_LOG = 80
+LBETA_FAR_OTHER = 2**20
+
+
+def _lbeta_of_integer(node: sp.Expr) -> sp.Expr | None:
+    """lbeta(a, k) = log((k - 1)!) - log|a| - log|a + 1| - ... - log|a + k - 1| for an integer k
+    from 1 to LGAMMA_MAX_SHIFT, as lgamma_sums writes lgamma(a) - lgamma(a + k): exact, and
+    the logs as the rules write them (lbeta(exp(x), 2) is -x - softplus(x), where the helper's
+    lbeta(inf, 2) was -inf above x = 88.7, and its f'' cancelled to -2 at x = 50, where the
+    truth is -2e-22). Only for an a that over- or underflows where its log does not
+    (_leaves_range): for an input, lbeta(x, 3), the helper is as good, and the logs' slopes,
+    three reciprocals, flush where their sum need not (at x = 2.5e38)."""
+    if not isinstance(node, lbeta):
+        return None
+    for a, k in (node.args, node.args[::-1]):
+        if k.is_Integer and 1 <= k <= LGAMMA_MAX_SHIFT and _leaves_range(a):
+            return sp.log(sp.factorial(k - 1)) - _lgamma_shift(a + k, int(k))
+    return None
+
+
+def _leaves_range(u: sp.Expr) -> bool:
+    """Whether u over- or underflows where the rules write its log without it."""
+    return _log_where_it_overflows(u) is not None or _log_where_it_flushes(u) is not None
+
+
+def _polygamma_diff_of_integer(node: sp.Expr) -> sp.Expr | None:
+    """polygamma_diff(n, y, k) = -(-1)**n*n!*(1/y**(n + 1) + ... + 1/(y + k - 1)**(n + 1)) for an
+    integer k from 1 to LGAMMA_MAX_SHIFT, from polygamma(n, y + 1) = polygamma(n, y) +
+    (-1)**n*n!/y**(n + 1): exact, the slopes of lbeta_of_integer's logs."""
+    if not isinstance(node, polygamma_diff):
+        return None
+    n, y, k = node.args
+    if not (n.is_Integer and k.is_Integer and 1 <= k <= LGAMMA_MAX_SHIFT and _leaves_range(y)):
+        return None
+    return -((-1) ** n) * sp.factorial(n) * sp.Add(*(1 / (y + j) ** (n + 1) for j in range(int(k))))
+
+
+def _lbeta_of_huge(node: sp.Expr) -> sp.Expr | None:
+    """lbeta(a, u) = lgamma(a) - a*log(u) - (a**2 - a)/(2*u) + ... for u above e**80 and a
+    below 2**20, where the rules write log|u| without u: u = exp(v), cosh(v), x**2 or x*y
+    flows over where lbeta is finite (lbeta(exp(x), 2) was lbeta(inf, 2) = -inf above
+    x = 88.7, where the truth is -2*x). The term in 1/u keeps the slopes of the far branch
+    right to the second order (lbeta(exp(x), 2)'' is -exp(-x) + ..., not 0). Below the
+    bound, lbeta with u held at 1 where the far branch is taken, and lbeta_of_tiny's shift
+    where it applies."""
+    if not isinstance(node, lbeta):
+        return None
+    for a, u in (node.args, node.args[::-1]):
+        log_u = None if a.has(u) else _log_where_it_overflows(u)
+        if log_u is None:
+            continue
+        far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
+        value = lgamma(a) - a * log_u - (a**2 - a) * sp.exp(-log_u) / 2
+        near = _lbeta_of_tiny(node) or node
+        held = lambda w: sp.Piecewise((1, far), (w, True)) if w.has(u) else w  # noqa: E731
+        return sp.Piecewise((value, far), (near.replace(lbeta, lambda *args: lbeta(*map(held, args))), True))
+    return None
 
 
 def _lbeta_of_tiny(node: sp.Expr) -> sp.Expr | None:
@@ -2158,6 +2238,16 @@ RULES: tuple[Rule, ...] = (
     Rule("balance_ratio", "a**k/b**k overflows where a/b does not", _balance_ratio),
     Rule("balance_gaussian", "u**k*exp(-c*u**2) is inf*0 where u**k overflows", _balance_gaussian),
     Rule("lbeta", "lgamma(a) + lgamma(b) - lgamma(a + b) cancels where an argument is large; lbeta does not", _lgamma_sums),
+    Rule(
+        "lbeta_of_integer",
+        "lbeta(a, k) for an integer k up to 4 is log((k - 1)!) - log|a| - ... - log|a + k - 1|, exact, the logs as the rules write them (the helper's lbeta(inf, 2) is -inf); so are polygamma_diff(n, y, k)'s powers",
+        lambda node: _lbeta_of_integer(node) or _polygamma_diff_of_integer(node),
+    ),
+    Rule(
+        "lbeta_of_huge",
+        "lbeta(a, u) is -inf where u = exp(v), x**2, ... flows over and lbeta is finite; lgamma(a) - a*log(u) - (a**2 - a)/(2*u) above u = e**80, the log as the rules write it, is not",
+        _lbeta_of_huge,
+    ),
     Rule(
         "lbeta_of_tiny",
         "lbeta(a, b) is inf where a = exp(v), sigmoid(v), ... flushes to 0, and its slopes' poles cancel for small a; lbeta(1 + a, b) + log|a + b| - log|a| below 1/2, the logs as the rules write them, is neither",
