@@ -1605,6 +1605,32 @@ LBETA_FAR_LOG = 80
 LBETA_FAR_OTHER = 2**20
 
 
+def _softplus_less_exp(node: sp.Expr) -> sp.Expr | None:
+    """c*softplus(u)*sigmoid(-u) - c*sigmoid(u) + rest = c*sigmoid(-u)*log1pmx(exp(u)) + rest
+    for u < 0 (sigmoid(u) is exp(u)*sigmoid(-u)), and c*softplus(u) - c*exp(u) likewise,
+    c*log1pmx(exp(u)): the two terms agree to exp(u)**2/2 for u << 0 (log(softplus(x))'' is
+    sigmoid(x)*(softplus(x)*sigmoid(-x) - sigmoid(x))/softplus(x)**2, 30 bits off at x = -19).
+    For u >= 0 they do not cancel, and exp(u) overflows where the difference need not: the
+    sum as it was."""
+    if not isinstance(node, sp.Add):
+        return None
+    for term in node.args:
+        for sp_node in term.atoms(softplus):
+            u = sp_node.args[0]
+            for shape, other in ((sp_node * sigmoid(-u), sigmoid(u)), (sp_node, sp.exp(u))):
+                c = term / shape
+                if c.has(sp_node) or (c * shape - term) != 0:
+                    continue
+                partner = next((t for t in node.args if t is not term and sp.expand(t + c * other) == 0), None)
+                if partner is None:
+                    continue
+                rest = sp.Add(*(t for t in node.args if t is not term and t is not partner))
+                factor = sigmoid(-u) if shape != sp_node else sp.Integer(1)
+                near = c * factor * log1pmx(sp.exp(u))
+                return rest + sp.Piecewise((near, u < 0), (term + partner, True))
+    return None
+
+
 def _lbeta_of_integer(node: sp.Expr) -> sp.Expr | None:
     """lbeta(a, k) = log((k - 1)!) - log|a| - log|a + 1| - ... - log|a + k - 1| for an integer k
     from 1 to LGAMMA_MAX_SHIFT, as lgamma_sums writes lgamma(a) - lgamma(a + k): exact, and
@@ -2238,6 +2264,11 @@ RULES: tuple[Rule, ...] = (
     Rule("balance_ratio", "a**k/b**k overflows where a/b does not", _balance_ratio),
     Rule("balance_gaussian", "u**k*exp(-c*u**2) is inf*0 where u**k overflows", _balance_gaussian),
     Rule("lbeta", "lgamma(a) + lgamma(b) - lgamma(a + b) cancels where an argument is large; lbeta does not", _lgamma_sums),
+    Rule(
+        "softplus_less_exp",
+        "c*softplus(u)*sigmoid(-u) - c*sigmoid(u) and c*softplus(u) - c*exp(u) cancel to exp(u)**2/2 for u << 0; c*sigmoid(-u)*log1pmx(exp(u)) and c*log1pmx(exp(u)) do not",
+        _softplus_less_exp,
+    ),
     Rule(
         "lbeta_of_integer",
         "lbeta(a, k) for an integer k up to 4 is log((k - 1)!) - log|a| - ... - log|a + k - 1|, exact, the logs as the rules write them (the helper's lbeta(inf, 2) is -inf); so are polygamma_diff(n, y, k)'s powers",

@@ -2531,6 +2531,21 @@ CASES: tuple[Case, ...] = (
         tolerance=1e-12,
         label="softplus",
     ),
+    # log(softplus(x))'' is sigmoid(x)*(softplus(x)*sigmoid(-x) - sigmoid(x))/softplus(x)**2,
+    # whose difference is -exp(2x)/2 + ...: 1.6e-17 at x = -19, two terms of 5.6e-9.
+    Case(
+        "softplus_less_exp",
+        softplus(x) * sigmoid(-x) - sigmoid(x),
+        sp.Piecewise((sigmoid(-x) * log1pmx(sp.exp(x)), x < 0), (softplus(x) * sigmoid(-x) - sigmoid(x), True)),
+        {x: (-19.0, -30.0)},
+    ),
+    Case(
+        "softplus_less_exp",
+        3 * softplus(x) - 3 * sp.exp(x),
+        sp.Piecewise((3 * log1pmx(sp.exp(x)), x < 0), (3 * softplus(x) - 3 * sp.exp(x), True)),
+        {x: (-19.0, -30.0)},
+        label="exp",
+    ),
     # lbeta(exp(x), 2) was lbeta(inf, 2) = -inf above x = 88.7, where the truth is -2*x.
     Case(
         "lbeta_of_integer",
@@ -2768,6 +2783,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("lbeta_of_integer", lbeta(sp.exp(x), 5)),
     ("lbeta_of_integer", lbeta(sp.exp(x), sp.Rational(5, 2))),
     ("lbeta_of_integer", polygamma_diff(1, x, 2)),
+    # Not the partner's opposite; another argument.
+    ("softplus_less_exp", softplus(x) * sigmoid(-x) + sigmoid(x)),
+    ("softplus_less_exp", softplus(x) - sp.exp(y)),
+    ("softplus_less_exp", softplus(x) - 2 * sp.exp(x)),
     ("lbeta_of_huge", lbeta(x, y)),
     ("lbeta_of_huge", lbeta(sigmoid(x), y)),  # below 1: it never flows over
     ("lbeta_of_huge", lbeta(sp.exp(x), sp.exp(x))),
