@@ -1674,16 +1674,24 @@ def _lbeta_of_huge(node: sp.Expr) -> sp.Expr | None:
     where it applies."""
     if not isinstance(node, lbeta):
         return None
+    # Either argument, or both (lbeta(exp(x), exp(y)) for x or y above 80).
+    sides = []
     for a, u in (node.args, node.args[::-1]):
         log_u = None if a.has(u) else _log_where_it_overflows(u)
-        if log_u is None:
-            continue
-        far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
-        value = lgamma(a) - a * log_u - (a**2 - a) * sp.exp(-log_u) / 2
-        near = _lbeta_of_tiny(node) or node
-        held = lambda w: sp.Piecewise((1, far), (w, True)) if w.has(u) else w  # noqa: E731
-        return sp.Piecewise((value, far), (near.replace(lbeta, lambda *args: lbeta(*map(held, args))), True))
-    return None
+        if log_u is not None:
+            far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
+            sides.append((u, far, lgamma(a) - a * log_u - (a**2 - a) * sp.exp(-log_u) / 2))
+    if not sides:
+        return None
+
+    def held(w: sp.Expr) -> sp.Expr:
+        for u, far, _ in sides:
+            w = sp.Piecewise((1, far), (w, True)) if w.has(u) else w
+        return w
+
+    near = _lbeta_of_tiny(node) or node
+    near = near.replace(lbeta, lambda *args: lbeta(*map(held, args)))
+    return sp.Piecewise(*((value, far) for _, far, value in sides), (near, True))
 
 
 def _lbeta_of_tiny(node: sp.Expr) -> sp.Expr | None:
