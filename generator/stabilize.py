@@ -1671,17 +1671,28 @@ def _lbeta_of_huge(node: sp.Expr) -> sp.Expr | None:
     x = 88.7, where the truth is -2*x). The term in 1/u keeps the slopes of the far branch
     right to the second order (lbeta(exp(x), 2)'' is -exp(-x) + ..., not 0). Below the
     bound, lbeta with u held at 1 where the far branch is taken, and lbeta_of_tiny's shift
-    where it applies."""
-    if not isinstance(node, lbeta):
-        return None
-    # Either argument, or both (lbeta(exp(x), exp(y)) for x or y above 80).
-    sides = []
-    for a, u in (node.args, node.args[::-1]):
+    where it applies. lgamma_diff(u, a) = lgamma(u) - lgamma(u + a) likewise, -a*log(u) -
+    (a**2 - a)/(2*u) (a negative binomial's lgamma(k + r) - lgamma(r) with r = exp(x))."""
+    if isinstance(node, lgamma_diff):
+        u, a = node.args
         log_u = None if a.has(u) else _log_where_it_overflows(u)
-        if log_u is not None:
-            far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
-            sides.append((u, far, lgamma(a) - a * log_u - (a**2 - a) * sp.exp(-log_u) / 2))
-    if not sides:
+        if log_u is None:
+            return None
+        far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
+        sides = [(u, far, -a * log_u - (a**2 - a) * sp.exp(-log_u) / 2)]
+        near = _lgamma_diff_of_tiny(node) or node
+    elif isinstance(node, lbeta):
+        # Either argument, or both (lbeta(exp(x), exp(y)) for x or y above 80).
+        sides = []
+        for a, u in (node.args, node.args[::-1]):
+            log_u = None if a.has(u) else _log_where_it_overflows(u)
+            if log_u is not None:
+                far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
+                sides.append((u, far, lgamma(a) - a * log_u - (a**2 - a) * sp.exp(-log_u) / 2))
+        if not sides:
+            return None
+        near = _lbeta_of_tiny(node) or node
+    else:
         return None
 
     def held(w: sp.Expr) -> sp.Expr:
@@ -1689,9 +1700,23 @@ def _lbeta_of_huge(node: sp.Expr) -> sp.Expr | None:
             w = sp.Piecewise((1, far), (w, True)) if w.has(u) else w
         return w
 
-    near = _lbeta_of_tiny(node) or node
-    near = near.replace(lbeta, lambda *args: lbeta(*map(held, args)))
+    near = near.replace(lambda e: isinstance(e, (lbeta, lgamma_diff)), lambda e: e.func(*map(held, e.args)))
     return sp.Piecewise(*((value, far) for _, far, value in sides), (near, True))
+
+
+def _lgamma_diff_of_tiny(node: sp.Expr) -> sp.Expr | None:
+    """lgamma_diff(u, a) = lgamma_diff(1 + u, a) + log|u + a| - log|u| for |u| < 1/2, as
+    lbeta_of_tiny's, for a u that flushes (_log_where_it_flushes): gamma(u)/gamma(u + a) =
+    gamma(1 + u)/gamma(1 + u + a)*(u + a)/u. lgamma_diff(exp(x), 3) was inf below x = -103.3,
+    where the truth is about -x."""
+    if not isinstance(node, lgamma_diff):
+        return None
+    u, a = node.args
+    log_u = _log_where_it_flushes(u)
+    if log_u is None:
+        return None
+    shift = sp.Abs(u) < LGAMMA_SHIFT_BELOW
+    return lgamma_diff(sp.Piecewise((1 + u, shift), (u, True)), a) + sp.Piecewise((_log_abs(u + a) - log_u, shift), (0, True))
 
 
 def _lbeta_of_tiny(node: sp.Expr) -> sp.Expr | None:
@@ -2284,13 +2309,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "lbeta_of_huge",
-        "lbeta(a, u) is -inf where u = exp(v), x**2, ... flows over and lbeta is finite; lgamma(a) - a*log(u) - (a**2 - a)/(2*u) above u = e**80, the log as the rules write it, is not",
+        "lbeta(a, u) and lgamma_diff(u, a) are -inf where u = exp(v), x**2, ... flows over and they are finite; lgamma(a) - a*log(u) - (a**2 - a)/(2*u) (without lgamma(a) for lgamma_diff) above u = e**80, the log as the rules write it, is not",
         _lbeta_of_huge,
     ),
     Rule(
         "lbeta_of_tiny",
-        "lbeta(a, b) is inf where a = exp(v), sigmoid(v), ... flushes to 0, and its slopes' poles cancel for small a; lbeta(1 + a, b) + log|a + b| - log|a| below 1/2, the logs as the rules write them, is neither",
-        _lbeta_of_tiny,
+        "lbeta(a, b) is inf where a = exp(v), sigmoid(v), ... flushes to 0, and its slopes' poles cancel for small a; lbeta(1 + a, b) + log|a + b| - log|a| below 1/2, the logs as the rules write them, is neither (lgamma_diff(a, b) likewise)",
+        lambda node: _lbeta_of_tiny(node) or _lgamma_diff_of_tiny(node),
     ),
     Rule(
         "lgamma_of_tiny",

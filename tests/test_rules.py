@@ -2531,6 +2531,34 @@ CASES: tuple[Case, ...] = (
         tolerance=1e-12,
         label="softplus",
     ),
+    # lgamma_diff(exp(x), 3), a negative binomial's lgamma(k + r) - lgamma(r) negated for
+    # r = exp(x): inf - inf above x = 88.7, where the truth is about -3x; inf below -103.3,
+    # where it is about -x.
+    Case(
+        "lbeta_of_huge",
+        lgamma_diff(sp.exp(x), 3),
+        sp.Piecewise(
+            (-3 * x - 3 * sp.exp(-x), x > 80),
+            (
+                lgamma_diff(sp.Piecewise((1, x > 80), (sp.Piecewise((1 + sp.exp(x), sp.exp(x) < sp.Rational(1, 2)), (sp.exp(x), True)), True)), 3)
+                + sp.Piecewise((sp.log(sp.Abs(3 + sp.exp(x))) - x, sp.exp(x) < sp.Rational(1, 2)), (0, True)),
+                True,
+            ),
+        ),
+        {x: (90.0, 100.0, 120.0)},
+        generic=False,
+        label="lgamma_diff",
+    ),
+    Case(
+        "lbeta_of_tiny",
+        lgamma_diff(sp.exp(x), 3),
+        lgamma_diff(sp.Piecewise((1 + sp.exp(x), sp.exp(x) < sp.Rational(1, 2)), (sp.exp(x), True)), 3)
+        + sp.Piecewise((sp.log(sp.Abs(3 + sp.exp(x))) - x, sp.exp(x) < sp.Rational(1, 2)), (0, True)),
+        {x: (-110.0, -1e4)},
+        truth=(110.0 - np.log(2), 1e4 - np.log(2)),  # gamma(u)/gamma(u + 3) = 1/(u*(u + 1)*(u + 2))
+        tolerance=1e-12,
+        label="lgamma_diff",
+    ),
     # log(softplus(x))'' is sigmoid(x)*(softplus(x)*sigmoid(-x) - sigmoid(x))/softplus(x)**2,
     # whose difference is -exp(2x)/2 + ...: 1.6e-17 at x = -19, two terms of 5.6e-9.
     Case(
