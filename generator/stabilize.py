@@ -1598,13 +1598,6 @@ def _log_without(u: sp.Expr, flushes: bool) -> sp.Expr | None:
     return log_u if passes.any() else None
 
 
-# lbeta_of_huge takes lbeta(a, u)'s leading terms where log(u) is above this (u above 5.5e34)
-# and |a| below LBETA_FAR_OTHER: the next term, about (a**2 - a)**2/(8*u**2), is then below
-# 2**-70 (and u has not yet flowed over in float32).
-LBETA_FAR_LOG = 80
-LBETA_FAR_OTHER = 2**20
-
-
 def _softplus_less_exp(node: sp.Expr) -> sp.Expr | None:
     """c*softplus(u)*sigmoid(-u) - c*sigmoid(u) + rest = c*sigmoid(-u)*log1pmx(exp(u)) + rest
     for u < 0 (sigmoid(u) is exp(u)*sigmoid(-u)), and c*softplus(u) - c*exp(u) likewise,
@@ -1629,6 +1622,14 @@ def _softplus_less_exp(node: sp.Expr) -> sp.Expr | None:
                 near = c * factor * log1pmx(sp.exp(u))
                 return rest + sp.Piecewise((near, u < 0), (term + partner, True))
     return None
+
+
+# lbeta_of_huge takes lbeta(a, u)'s leading terms where log(u) is above this (u above 5.5e34,
+# not yet flowed over in float32) and |a| below LBETA_FAR_OTHER: the next term of Stirling's
+# series, -(2*a**3 - 3*a**2 + a)/(12*u**2), is then below 2**-170 of a*log(u), and its part in
+# the second slope below 2**-95 of the (a**2 - a)/(2*u) kept.
+LBETA_FAR_LOG = 80
+LBETA_FAR_OTHER = 2**20
 
 
 def _lbeta_of_integer(node: sp.Expr) -> sp.Expr | None:
