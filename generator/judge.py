@@ -1240,8 +1240,13 @@ def _remembered(fn: Callable[..., object]) -> Callable[..., object]:
 
 _MP_COMPLEX_LARGE = mpmath.mpf(10) ** 5
 
-# The most digits added to a sum that cancels (_without_cancellation): 4096 take 0.1 s for
-# lgamma, and at most 10**-4000 of a term is left.
+# lgamma and polygamma, computed once per arguments and precision: the gamma differences
+# below share them with each other and with the textbook terms of other references.
+_LGAMMA = _remembered(prim.lgamma_value)
+_POLYGAMMA = _remembered(prim.polygamma_value)
+
+# The most digits a sum that cancels is taken with (_without_cancellation): 4096 take 0.1 s
+# for lgamma, and at most 10**-4000 of a term is left.
 _CANCELLING_DIGITS = 4096
 
 
@@ -1253,56 +1258,74 @@ def _without_cancellation(
     For the differences of lgamma and polygamma that are one primitive (lbeta and the others):
     lbeta(2, y) at y = exp(1000) is -2000, a difference of terms of 1e437, and was 0 at 40 and
     at 80 digits alike, so the two agreed (_mp_value), and the module's asymptote matched that
-    0 (f was 0 for x >= 1277.6). Where the sum is below the largest term by more than half the
-    digits, or 0 where the terms are not, it is taken again with 20 more digits than the terms
-    cancel, or than the last two arguments' digits (the larger's, and its ratio to the smaller:
-    y + 2 rounds to y) where they cancel to 0 (digamma(-1/2) - digamma(3/2) is 0, and no
-    precision shows that), as a power of two for mpmath's caches of coefficients per
-    precision. A sum that cancels less is left to _mp_value's two precisions. Beyond
-    _CANCELLING_DIGITS, `far` (the leading terms of a Taylor series in the smaller argument),
-    or None for no value (nan)."""
+    0 (f was 0 for x >= 1277.6). Where one argument is beyond the digits smaller than the other,
+    `far`, the first term of the Taylor series in it. Where the terms cancel to 0 or to their
+    rounding, the sum is taken again with 20 more digits than the last two arguments' (the
+    larger's, and its ratio to the smaller: y + 2 rounds to y; digamma(-1/2) - digamma(3/2) is
+    0, and no precision shows that), at _HIGH_DPS or a power of two above, for mpmath's caches
+    of coefficients per precision (lgamma and psi of a small argument at precisions of their
+    own took most of lbeta(exp(x), exp(y))'s generation); beyond _CANCELLING_DIGITS, `far`, or with none
+    (lgamma_kernel, log_digamma_gap) no value, nan. A sum that keeps some digits is left to
+    _mp_value's two precisions, which take a third where they disagree."""
 
     def wrapped(*args: object) -> object:
+        if far is not None:
+            # The Taylor series' first term alone, where the next is beyond the digits (its
+            # relative size is about x/y): lgamma(3) - lgamma(3 + x) at x = sigmoid(-230) was
+            # lgamma at 168 digits, and mpmath computes Taylor coefficients for each precision.
+            y, x = (abs(mpmath.mpf(u)) if isinstance(u, (int, mpmath.mpf)) else None for u in args[-2:])
+            if y is not None and x is not None and 0 < x and x * mpmath.mpf(10) ** (mpmath.mp.dps + 5) < y:
+                return far(*args)
         values = terms(*args)
         if not all(isinstance(t, mpmath.mpf) and mpmath.isfinite(t) for t in values):
             return mpmath.fsum(values)
         total = mpmath.fsum(values)
         size = max(abs(t) for t in values)
         lost = float(mpmath.log10(size / abs(total))) if total != 0 else math.inf if size != 0 else 0.0
-        if lost <= mpmath.mp.dps / 2:
+        if lost <= mpmath.mp.dps - 5:
+            # Some digits left: _mp_value's two precisions (and its third) see the rest.
             return total
+        # Nothing, or nothing but rounding, left: the loss itself is unknown.
+        digits = [lost] if math.isfinite(lost) else []
         # A Python int is an argument too: lambdify prints lbeta(2, exp(x))'s 2 as one.
         ends = sorted(abs(mpmath.mpf(u)) for u in args[-2:])
-        digits = [lost] if math.isfinite(lost) else []
         if ends[0] > 0 and mpmath.isfinite(ends[1]):
             digits += [float(mpmath.log10(ends[1])), float(mpmath.log10(ends[1] / ends[0]))]
-        extra = 2 ** math.ceil(math.log2(max(digits, default=0) + 20))
-        if extra > _CANCELLING_DIGITS:
+        # At _mp_value's third precision, or a power of two above it: mpmath's caches of
+        # Bernoulli numbers and Taylor coefficients per precision then serve every point.
+        needed = mpmath.mp.dps + max(digits, default=0) + 20
+        if needed > _CANCELLING_DIGITS:
             return mpmath.nan if far is None else far(*args)
-        with mpmath.extradps(extra):
+        with mpmath.workdps(max(_HIGH_DPS, 2 ** math.ceil(math.log2(needed)))):
             total = mpmath.fsum(terms(*args))
         return +total
 
     return _remembered(wrapped)
 
 
-def _lbeta_terms(a: object, b: object) -> list[object]:
-    return [prim.lgamma_value(a), prim.lgamma_value(b), -prim.lgamma_value(a + b)]
+def _lgamma_diff_far(y: object, x: object) -> object:
+    """lgamma(y) - lgamma(y + x) = -x*digamma(y) + ..."""
+    return -x * _POLYGAMMA(0, y)
 
 
-def _lbeta_far(a: object, b: object) -> object:
-    """lgamma(small) + lgamma(large) - lgamma(large + small) = lgamma(small) - small*digamma(large) + ..."""
+_LGAMMA_DIFF = _without_cancellation(lambda y, x: [_LGAMMA(y), -_LGAMMA(y + x)], _lgamma_diff_far)
+
+
+def _lbeta_value(a: object, b: object) -> object:
+    """lgamma(small) + (lgamma(large) - lgamma(large + small)): only the difference cancels,
+    and it alone takes more digits (lgamma of a small argument at 1000 digits takes mpmath
+    seconds, in Taylor coefficients for each precision)."""
     small, large = sorted((a, b), key=abs)
-    return prim.lgamma_value(small) - small * prim.polygamma_value(0, large)
+    return _LGAMMA(small) + _LGAMMA_DIFF(large, small)
 
 
 def _polygamma_diff_terms(n: object, y: object, x: object) -> list[object]:
-    return [prim.polygamma_value(n, y), -prim.polygamma_value(n, y + x)]
+    return [_POLYGAMMA(n, y), -_POLYGAMMA(n, y + x)]
 
 
 def _polygamma_diff_far(n: object, y: object, x: object) -> object:
     """polygamma(n, y) - polygamma(n, y + x) = -x*polygamma(n + 1, y) + ..."""
-    return -x * prim.polygamma_value(int(n) + 1, y)
+    return -x * _POLYGAMMA(int(n) + 1, y)
 
 
 _MP_FUNCTIONS = {
@@ -1323,15 +1346,13 @@ _MP_FUNCTIONS = {
     # The angle of a point with a complex coordinate is not defined (mpmath raises).
     "atan2": lambda a, b: mpmath.atan2(a, b) if isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf) else mpmath.nan,
     "variable_power": lambda a, b: _variable_power(a, b),
-    "lgamma": _remembered(prim.lgamma_value),
-    "polygamma": _remembered(prim.polygamma_value),
-    "lbeta": _without_cancellation(_lbeta_terms, _lbeta_far),
-    "lgamma_diff": _without_cancellation(
-        lambda y, x: [prim.lgamma_value(y), -prim.lgamma_value(y + x)], lambda y, x: -x * prim.polygamma_value(0, y)
-    ),
+    "lgamma": _LGAMMA,
+    "polygamma": _POLYGAMMA,
+    "lbeta": _remembered(_lbeta_value),
+    "lgamma_diff": _LGAMMA_DIFF,
     "polygamma_diff": _without_cancellation(_polygamma_diff_terms, _polygamma_diff_far),
-    "lgamma_kernel": _without_cancellation(lambda a, x: [(a - 1) * mpmath.log(x), -x, -prim.lgamma_value(a)], None),
-    "log_digamma_gap": _without_cancellation(lambda x, a: [mpmath.log(x), -prim.polygamma_value(0, a)], None),
+    "lgamma_kernel": _without_cancellation(lambda a, x: [(a - 1) * mpmath.log(x), -x, -_LGAMMA(a)], None),
+    "log_digamma_gap": _without_cancellation(lambda x, a: [mpmath.log(x), -_POLYGAMMA(0, a)], None),
 }
 # The primitives the mpmath functions above compute themselves, not from their textbook form.
 _MP_KEPT = (prim.lbeta, prim.lgamma_diff, prim.polygamma_diff, prim.lgamma_kernel, prim.log_digamma_gap)
