@@ -1258,15 +1258,17 @@ def _without_cancellation(
     For the differences of lgamma and polygamma that are one primitive (lbeta and the others):
     lbeta(2, y) at y = exp(1000) is -2000, a difference of terms of 1e437, and was 0 at 40 and
     at 80 digits alike, so the two agreed (_mp_value), and the module's asymptote matched that
-    0 (f was 0 for x >= 1277.6). Where one argument is beyond the digits smaller than the other,
-    `far`, the first term of the Taylor series in it. Where the terms cancel to 0 or to their
-    rounding, the sum is taken again with 20 more digits than the last two arguments' (the
-    larger's, and its ratio to the smaller: y + 2 rounds to y; digamma(-1/2) - digamma(3/2) is
-    0, and no precision shows that), at _HIGH_DPS or a power of two above, for mpmath's caches
-    of coefficients per precision (lgamma and psi of a small argument at precisions of their
-    own took most of lbeta(exp(x), exp(y))'s generation); beyond _CANCELLING_DIGITS, `far`, or with none
-    (lgamma_kernel, log_digamma_gap) no value, nan. A sum that keeps some digits is left to
-    _mp_value's two precisions, which take a third where they disagree."""
+    0 (f was 0 for x >= 1277.6).
+
+    Where one argument is beyond the digits smaller than the other: `far`, the first term of
+    the Taylor series in it. Where the terms cancel to 0 or to their rounding: the sum again,
+    with 20 more digits than the last two arguments' (the larger's, and its ratio to the
+    smaller: y + 2 rounds to y; digamma(-1/2) - digamma(3/2) is 0, and no precision shows
+    that), at _HIGH_DPS or a power of two above, for mpmath's caches of coefficients per
+    precision (lgamma and psi of a small argument at precisions of their own took most of
+    lbeta(exp(x), exp(y))'s generation); beyond _CANCELLING_DIGITS, `far`, or where there is
+    none (lgamma_kernel, log_digamma_gap) no value, nan. A sum that keeps some digits is left
+    to _mp_value's two precisions, which take a third where they disagree."""
 
     def wrapped(*args: object) -> object:
         if far is not None:

@@ -1717,7 +1717,8 @@ def _lgamma_diff_of_tiny(node: sp.Expr) -> sp.Expr | None:
     if log_u is None:
         return None
     shift = sp.Abs(u) < LGAMMA_SHIFT_BELOW
-    return lgamma_diff(sp.Piecewise((1 + u, shift), (u, True)), a) + sp.Piecewise((_log_abs(u + a) - log_u, shift), (0, True))
+    shifted = lgamma_diff(sp.Piecewise((1 + u, shift), (u, True)), a)
+    return shifted + sp.Piecewise((_log_abs(u + a) - log_u, shift), (0, True))
 
 
 def _lbeta_of_tiny(node: sp.Expr) -> sp.Expr | None:
