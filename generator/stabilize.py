@@ -2960,13 +2960,17 @@ def _log_root(node: sp.Expr) -> sp.Expr | None:
     k, log_u = rest.as_coeff_Mul()
     if c == 0 or not c.is_real or not isinstance(log_u, sp.log):
         return None
+    # By value: SymPy cannot order exp(-softplus(-3)) and 1e-30 (TypeError, the fuzzer's
+    # logaddexp(log(x), log_sigmoid(3)), seed 123).
     r = sp.exp(-c / k)
-    if not 1e-30 < r < 1e30:
-        return None
     u, near = log_u.args[0], _as_number(r)
+    if not 1e-30 < near < 1e30:
+        return None
     if _holds_where(u):
         return None
-    return sp.Piecewise((k * log1p(plus_constant(u, -r) / near), sp.Abs(u - near) < near / 2), (node, True))
+    # r to 40 digits through its textbook form: plus_constant's own N cannot evaluate softplus.
+    exact = r if r.is_Rational else numeric(r, 40)
+    return sp.Piecewise((k * log1p(plus_constant(u, -exact) / near), sp.Abs(u - near) < near / 2), (node, True))
 
 
 def _size(c: sp.Expr) -> float:
