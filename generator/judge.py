@@ -1271,12 +1271,14 @@ def _without_cancellation(
     to _mp_value's two precisions, which take a third where they disagree."""
 
     def wrapped(*args: object) -> object:
-        if far is not None:
+        # The last two arguments' sizes; a Python int is an argument too: lambdify prints
+        # lbeta(2, exp(x))'s 2 as one.
+        y, x = (abs(mpmath.mpf(u)) if isinstance(u, (int, float, mpmath.mpf)) else None for u in args[-2:])
+        if far is not None and y is not None and x is not None:
             # The Taylor series' first term alone, where the next is beyond the digits (its
             # relative size is about x/y): lgamma(3) - lgamma(3 + x) at x = sigmoid(-230) was
             # lgamma at 168 digits, and mpmath computes Taylor coefficients for each precision.
-            y, x = (abs(mpmath.mpf(u)) if isinstance(u, (int, mpmath.mpf)) else None for u in args[-2:])
-            if y is not None and x is not None and 0 < x and x * mpmath.mpf(10) ** (mpmath.mp.dps + 5) < y:
+            if 0 < x and x * mpmath.mpf(10) ** (mpmath.mp.dps + 5) < y:
                 return far(*args)
         values = terms(*args)
         if not all(isinstance(t, mpmath.mpf) and mpmath.isfinite(t) for t in values):
@@ -1289,10 +1291,9 @@ def _without_cancellation(
             return total
         # Nothing, or nothing but rounding, left: the loss itself is unknown.
         digits = [lost] if math.isfinite(lost) else []
-        # A Python int is an argument too: lambdify prints lbeta(2, exp(x))'s 2 as one.
-        ends = sorted(abs(mpmath.mpf(u)) for u in args[-2:])
-        if ends[0] > 0 and mpmath.isfinite(ends[1]):
-            digits += [float(mpmath.log10(ends[1])), float(mpmath.log10(ends[1] / ends[0]))]
+        if y is not None and x is not None and 0 < min(x, y) and mpmath.isfinite(max(x, y)):
+            small, large = sorted((x, y))
+            digits += [float(mpmath.log10(large)), float(mpmath.log10(large / small))]
         # At _mp_value's third precision, or a power of two above it: mpmath's caches of
         # Bernoulli numbers and Taylor coefficients per precision then serve every point.
         needed = mpmath.mp.dps + max(digits, default=0) + 20

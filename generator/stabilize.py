@@ -1614,7 +1614,12 @@ def _softplus_less_exp(node: sp.Expr) -> sp.Expr | None:
                 c = term / shape
                 if c.has(sp_node) or (c * shape - term) != 0:
                     continue
-                partner = next((t for t in node.args if t is not term and sp.expand(t + c * other) == 0), None)
+                # Only a term that holds a sigmoid (an exp) can cancel c*sigmoid(u) (c*exp(u)), so
+                # only such a term pays for the expansion.
+                partner = next(
+                    (t for t in node.args if t is not term and t.has(other.func) and sp.expand(t + c * other) == 0),
+                    None,
+                )
                 if partner is None:
                     continue
                 rest = sp.Add(*(t for t in node.args if t is not term and t is not partner))
@@ -1675,26 +1680,20 @@ def _lbeta_of_huge(node: sp.Expr) -> sp.Expr | None:
     where it applies. lgamma_diff(u, a) = lgamma(u) - lgamma(u + a) likewise, -a*log(u) -
     (a**2 - a)/(2*u) (a negative binomial's lgamma(k + r) - lgamma(r) with r = exp(x))."""
     if isinstance(node, lgamma_diff):
-        u, a = node.args
-        log_u = None if a.has(u) else _log_where_it_overflows(u)
-        if log_u is None:
-            return None
-        far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
-        sides = [(u, far, -a * log_u - (a**2 - a) * sp.exp(-log_u) / 2)]
-        near = _lgamma_diff_of_tiny(node) or node
+        sides = [side] if (side := _far_side(*node.args)) else []
+        tiny = _lgamma_diff_of_tiny
     elif isinstance(node, lbeta):
         # Either argument, or both (lbeta(exp(x), exp(y)) for x or y above 80).
         sides = []
         for a, u in (node.args, node.args[::-1]):
-            log_u = None if a.has(u) else _log_where_it_overflows(u)
-            if log_u is not None:
-                far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
-                sides.append((u, far, lgamma(a) - a * log_u - (a**2 - a) * sp.exp(-log_u) / 2))
-        if not sides:
-            return None
-        near = _lbeta_of_tiny(node) or node
+            if side := _far_side(u, a):
+                sides.append((u, side[1], lgamma(a) + side[2]))
+        tiny = _lbeta_of_tiny
     else:
         return None
+    if not sides:
+        return None
+    near = tiny(node) or node
 
     def held(w: sp.Expr) -> sp.Expr:
         for u, far, _ in sides:
@@ -1703,6 +1702,17 @@ def _lbeta_of_huge(node: sp.Expr) -> sp.Expr | None:
 
     near = near.replace(lambda e: isinstance(e, (lbeta, lgamma_diff)), lambda e: e.func(*map(held, e.args)))
     return sp.Piecewise(*((value, far) for _, far, value in sides), (near, True))
+
+
+def _far_side(u: sp.Expr, a: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(u, where lbeta_of_huge's far branch is taken, its value) for lgamma_diff(u, a) =
+    -a*log(u) - (a**2 - a)/(2*u) + ..., or None where the rules do not write log|u| without
+    u. lbeta(a, u) is lgamma(a) + lgamma_diff(u, a)."""
+    log_u = None if a.has(u) else _log_where_it_overflows(u)
+    if log_u is None:
+        return None
+    far = (log_u > LBETA_FAR_LOG) & (sp.Abs(a) < LBETA_FAR_OTHER)
+    return u, far, -a * log_u - (a**2 - a) * sp.exp(-log_u) / 2
 
 
 def _lgamma_diff_of_tiny(node: sp.Expr) -> sp.Expr | None:
