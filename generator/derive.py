@@ -346,7 +346,7 @@ def derive(
     fired.extend(rule.name for rule in CHOSEN_FORM_PASSES if any(rule.name in names for _, names in passed.values()))
     partials = dict(zip(partials, share_arguments([factor_powers(group_powers(e)) for e in partials.values()])))
     partials = {
-        i: _group_input_sums(_hold_common_factors(_factors_into_mul_exp(_fold_constant_sums(e))))
+        i: _group_input_sums(_hold_common_factors(_mul_exp_sums(_factors_into_mul_exp(_fold_constant_sums(e)))))
         for i, e in partials.items()
     }
     if compensated_arguments and not float64_inside:
@@ -644,6 +644,38 @@ def _factors_into_mul_exp(form: sp.Expr) -> sp.Expr:
         return sp.Mul(coeff, mul_exp(a, u), *others)
 
     return form.replace(lambda e: isinstance(e, sp.Mul), fold)
+
+
+def _mul_exp_sums(form: sp.Expr) -> sp.Expr:
+    """`form` with the terms of each sum that scale one exp(u), a*mul_exp(p, u) + b*mul_exp(q,
+    u) + c*exp(u), as one mul_exp(a*p + b*q + c, u), where one of them is a mul_exp: each
+    term overflows where the sum need not, and inf - inf is NaN. The Gaussian NLL in log
+    sigma, (x - y)**2*exp(-2*y)/2 + y, had d2f/dx dy = -(2*mul_exp(x - y, -2*y) + mul_exp(1,
+    -2*y)), NaN at x = -1.4e19, y = -1.3e11, where the truth is +inf. p and q are held
+    (ipow(., 1)), as _factors_into_mul_exp holds them: 2*(x - y) distributed would overflow
+    where x - y does not."""
+
+    def merge(add: sp.Add) -> sp.Expr:
+        shared: dict[sp.Expr, list[tuple[sp.Expr, sp.Expr]]] = {}
+        for term in add.args:
+            coeff, body = term.as_coeff_Mul()
+            if isinstance(body, mul_exp):
+                p = body.args[0]
+                shared.setdefault(body.args[1], []).append((term, coeff * (ipow(p, 1) if isinstance(p, sp.Add) else p)))
+            elif isinstance(body, sp.exp):
+                shared.setdefault(body.args[0], []).append((term, coeff))
+        merged = {
+            u: pairs
+            for u, pairs in shared.items()
+            if len(pairs) > 1 and any(isinstance(t.as_coeff_Mul()[1], mul_exp) for t, _ in pairs)
+        }
+        if not merged:
+            return add
+        taken = {t for pairs in merged.values() for t, _ in pairs}
+        rest = [t for t in add.args if t not in taken]
+        return sp.Add(*rest, *(mul_exp(sp.Add(*(p for _, p in pairs)), u) for u, pairs in merged.items()))
+
+    return form.replace(lambda e: isinstance(e, sp.Add), merge)
 
 
 def _hold_common_factors(form: sp.Expr) -> sp.Expr:

@@ -3870,8 +3870,11 @@ def _split_product(node: sp.Expr, picked: Callable[[sp.Expr], bool]) -> tuple[sp
 def _no_nan_product(node: sp.Expr) -> sp.Expr | None:
     """r*d, d a product of factors that decay to 0 far out: mul_no_nan(r, d), 0 where d
     flushes to 0 even where r has overflowed (y**2*sigmoid_slope(x*y) at x = y = 1e20 is
-    inf*0 = NaN; the truth is 0)."""
-    found = _split_product(node, _decays)
+    inf*0 = NaN; the truth is 0). So too for a factor mul_exp(c, u) whose c is not a number:
+    it is exactly 0 where c is, as the product is, whatever the other factors are (the
+    Gaussian NLL in log sigma, (x - y)**2*exp(-2*y)/2 + y, has d/dy = 1 - (exp(-y) + (x -
+    y)*exp(-y))*(x - y)*exp(-y): inf*0 = NaN at x = y = -1e30, where the truth is 1)."""
+    found = _split_product(node, lambda f: _decays(f) or (isinstance(f, mul_exp) and not f.args[0].is_number))
     if found is None:
         return None
     coeff, decaying, rest = found

@@ -1198,6 +1198,17 @@ def test_functions_of_a_difference_where_the_inputs_meet(load_module) -> None:
         _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
+def test_gaussian_nll_in_log_sigma_where_the_scale_overflows(load_module) -> None:
+    # (x - y)**2*exp(-2*y)/2 + y, y = log(sigma): d/dy was 1 - (exp(-y) + (x - y)*exp(-y))*(x -
+    # y)*exp(-y) by halves, inf*0 = NaN at x = y = -1e30 (the truth is 1), and inf - inf = NaN
+    # at x = -1.4e19, y = -1.3e11 (the truth is -inf); d2f/dx dy there likewise.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    text = "(x - y)**2/(2*exp(2*y)) + y"
+    fn = load_module(text, "gaussian_nll_log_sigma", ["x", "y"]).gaussian_nll_log_sigma
+    points = [(-1e30, -1e30), (-2.5e38, -2.5e38), (-1.4090817e19, -1.3417129e11), (1.5, -30.0), (0.5, 0.25), (3.0, 40.0)]
+    _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
+
+
 def test_student_t_slope_in_its_scale_where_the_ratio_overflows(load_module) -> None:
     # log(s) + 2*log(1 + (x/s)**2/3)'s d/ds = -3*(s + x)*(x - s)/(s*(x**2 + 3*s**2)), scaled
     # by m = (|x| + |s|)/2 against overflow: s/m flushed to 0 in the denominator at

@@ -401,6 +401,16 @@ CASES: tuple[Case, ...] = (
         label="growing",
         truth=(0.0, 0.0),
     ),
+    # A factor mul_exp(c, u) is exactly 0 where c is: the Gaussian NLL in log sigma's d/dy has
+    # (mul_exp(1, -y) + mul_exp(x - y, -y))*mul_exp(x - y, -y), inf*0 = NaN at x = y = -1e30.
+    Case(
+        "no_nan_product",
+        (mul_exp(1, -y) + mul_exp(x - y, -y)) * mul_exp(x - y, -y),
+        mul_no_nan(mul_exp(1, -y) + mul_exp(x - y, -y), mul_exp(x - y, -y)),
+        {x: (-1e30, -2.5e38), y: (-1e30, -2.5e38)},
+        label="zero mul_exp",
+        truth=(0.0, 0.0),
+    ),
     # x**2 - y**2 at x = y = 1e20 is inf - inf = NaN; the truth is 0. At x = -2**64,
     # y = 2**63 x**2 overflows; the truth is 2.6e38.
     Case(
