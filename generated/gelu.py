@@ -68,13 +68,13 @@ def gelu(x):
 @tf.custom_gradient
 def _gelu(x):
     erfc = tf.math.erfc(-0.7071067811865476 * x)
-    y = 0.5 * erfc * x
+    y = 0.5 * x * erfc
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
             exp = tf.math.exp(-0.5 * tf.math.square(x))
-            d_x = 0.5 * erfc + 0.3989422804014327 * exp * x
+            d_x = 0.5 * erfc + 0.3989422804014327 * x * exp
 
             def second_order_gradient(dd_x):
                 d_x_x = tf.math.multiply_no_nan(

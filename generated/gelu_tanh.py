@@ -69,14 +69,14 @@ def _gelu_tanh(x):
     x_sq = tf.math.square(x)
     t1 = 1.5957691216057308 * x * (1.0 + 0.044715 * x_sq)
     sigmoid_t1 = tf.math.sigmoid(t1)
-    y = sigmoid_t1 * x
+    y = x * sigmoid_t1
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
             t2 = 200000.0 + 26829.0 * x_sq
             sigmoid_neg_t1 = tf.math.sigmoid(-t1)
-            t3 = 100000.0 + tf.math.multiply_no_nan(0.7978845608028654 * t2 * x, sigmoid_neg_t1)
+            t3 = 100000.0 + tf.math.multiply_no_nan(0.7978845608028654 * x * t2, sigmoid_neg_t1)
             d_x = tf.math.multiply_no_nan(1e-05 * t3, sigmoid_t1)
 
             def second_order_gradient(dd_x):
@@ -86,7 +86,7 @@ def _gelu_tanh(x):
                         0.3183098861837907 * x * tf.math.square(t2), sigmoid_t1
                     )
                     + 79788.45608028653 * (200000.0 + 80487.0 * x_sq)
-                    + 0.7978845608028654 * t2 * t3,
+                    + 0.7978845608028654 * t3 * t2,
                     sigmoid_neg_t1 * sigmoid_t1,
                 )
                 return dd_x * d_x_x

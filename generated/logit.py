@@ -73,7 +73,7 @@ def _logit(x):
     t2 = neg_inv_x_minus_1 * t1
     y = tf.where(
         tf.math.logical_or(t2 > 16777216.0, t2 < -0.5),
-        tf.math.log(neg_inv_x_minus_1 * x),
+        tf.math.log(x * neg_inv_x_minus_1),
         tf.math.log1p(t2),
     )
 

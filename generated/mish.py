@@ -67,13 +67,13 @@ def mish(x):
 @tf.custom_gradient
 def _mish(x):
     tanh_softplus_x = _tanh_softplus(x)
-    y = tanh_softplus_x * x
+    y = x * tanh_softplus_x
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
             tanh_softplus_slope_x = _tanh_softplus_slope(x)
-            d_x = tanh_softplus_x + tanh_softplus_slope_x * x
+            d_x = tanh_softplus_x + x * tanh_softplus_slope_x
 
             def second_order_gradient(dd_x):
                 sigmoid_x = tf.math.sigmoid(x)

@@ -127,7 +127,7 @@ def _one_minus_cos_over_x2(x):
                 sin_t2 = tf.math.sin(t2)
                 t3 = 0.5 * t2
                 sin_t3 = tf.math.sin(t3)
-                t4 = ((-4.0 * tf.math.square(sin_t3) + sin_t2 * t2) / t2) / t2
+                t4 = ((-4.0 * tf.math.square(sin_t3) + t2 * sin_t2) / t2) / t2
                 d_x_x = tf.where(
                     t1,
                     _polyval(
@@ -152,7 +152,7 @@ def _one_minus_cos_over_x2(x):
                         (
                             -3.0 * t4
                             + sin_t2 / t2
-                            - 4.0 * sin_t3 * tf.math.cos(t3) / t2
+                            - 4.0 * tf.math.cos(t3) * sin_t3 / t2
                             + tf.math.cos(t2)
                         )
                         / t2

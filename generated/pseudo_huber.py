@@ -77,7 +77,7 @@ def _pseudo_huber(x):
             d_x = _hypot_ratio(x, tf.constant(1.0, x.dtype))
 
             def second_order_gradient(dd_x):
-                d_x_x = 1.0 / (hypot_1_x + hypot_1_x * tf.math.square(x))
+                d_x_x = 1.0 / (hypot_1_x + tf.math.square(x) * hypot_1_x)
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

@@ -66,16 +66,16 @@ def swish(x):
 @tf.custom_gradient
 def _swish(x):
     sigmoid_x = tf.math.sigmoid(x)
-    y = sigmoid_x * x
+    y = x * sigmoid_x
 
     def first_order_gradient(dy):
         @tf.custom_gradient
         def first_order_custom(unused_x):
-            d_x = sigmoid_x * (1.0 + x * (1.0 - sigmoid_x))
+            d_x = (1.0 + x * (1.0 - sigmoid_x)) * sigmoid_x
 
             def second_order_gradient(dd_x):
                 sigmoid_neg_x = tf.math.sigmoid(-x)
-                d_x_x = sigmoid_neg_x * sigmoid_x * (2.0 - y + sigmoid_neg_x * x)
+                d_x_x = (2.0 - y + x * sigmoid_neg_x) * sigmoid_x * sigmoid_neg_x
                 return dd_x * d_x_x
 
             return d_x, second_order_gradient

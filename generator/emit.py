@@ -156,7 +156,9 @@ def build_model(
     renamed: dict[sp.Symbol, sp.Symbol] = {}
     counter = 0
     bodies: list[list[Assignment]] = [[] for _ in range(order + 1)]
-    printer = TFPrinter(dtype_of=variables[0])
+    # Each temporary's expression in the inputs, for the order of the factors of a product.
+    definitions: dict[sp.Symbol, sp.Expr] = {}
+    printer = TFPrinter(dtype_of=variables[0], definitions=definitions)
     for sym, sub in replacements:
         sub_named = sub.xreplace(renamed)
         if sym in output_temp:
@@ -169,6 +171,7 @@ def build_model(
             temp = namer.claim(readable)
         renamed[sym] = sp.Symbol(temp, real=True)
         bodies[level_of.get(sym, order)].append(Assignment(temp, printer.doprint(sub_named)))
+        definitions[renamed[sym]] = sub_named.xreplace(definitions)
 
     first = variables[0]
     for (k, idx), expr in zip(flat, reduced):

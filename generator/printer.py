@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
@@ -264,11 +264,15 @@ class ProductOrder:
     def _print_number(self, expr: sp.Expr) -> str:
         raise NotImplementedError
 
+    def _ordered(self, factors: list[sp.Expr]) -> list[sp.Expr]:
+        """The factors of a product in the order they are multiplied: as SymPy orders them."""
+        return factors
+
     def _print_Mul(self, expr: sp.Mul) -> str:
         if expr.is_number:
             return self._print_number(expr)
         numeric = [a for a in expr.args if a.is_number]
-        others = [a for a in expr.args if not a.is_number]
+        others = self._ordered([a for a in expr.args if not a.is_number])
         coeff = sp.Mul(*numeric) if numeric else sp.Integer(1)
         denominators = [a for a in others if a.is_Pow and a.exp.is_Integer and a.exp < 0]
         if len(denominators) > 1 or denominators == others:
@@ -277,7 +281,7 @@ class ProductOrder:
             # A number over one factor is c / b, one rounding, as the judge evaluates it.
             numerator = [a for a in others if a not in denominators]
             text = (
-                self.parenthesize(sp.Mul(coeff, *numerator), PRECEDENCE["Mul"])
+                self.parenthesize(sp.Mul(*([coeff] if coeff != 1 else []), *numerator, evaluate=False), PRECEDENCE["Mul"])
                 if numerator
                 else self._print_number(coeff)
             )
@@ -320,11 +324,24 @@ def _bounded_argument(u: sp.Expr) -> bool:
 class TFPrinter(ProductOrder, StrPrinter):
     """SymPy expression -> TensorFlow code over named tensors."""
 
-    def __init__(self, dtype_of: str) -> None:
+    def __init__(self, dtype_of: str, definitions: Mapping[sp.Symbol, sp.Expr] | None = None) -> None:
         super().__init__({"order": "none"})
         # A tensor whose dtype constants inside helper calls must take.
         self.dtype_of = dtype_of
         self.helpers: set[str] = set()
+        # Each temporary's expression in the inputs: a product's factors are multiplied in
+        # the order SymPy gives the expression the judge measured, not the order of the
+        # temporaries' names (y*(y - 1)*x**(y - 2) as y * y_minus_1 * pow is inf*0 = NaN at
+        # x = y = -2.5e38, where the judged y*pow*(y - 1) is 0).
+        self.definitions = definitions if definitions is not None else {}
+
+    def _ordered(self, factors: list[sp.Expr]) -> list[sp.Expr]:
+        if not self.definitions:
+            return factors
+        return sorted(factors, key=functools.cmp_to_key(lambda a, b: sp.Basic.compare(self._defined(a), self._defined(b))))
+
+    def _defined(self, e: sp.Expr) -> sp.Expr:
+        return e.xreplace(self.definitions) if e.free_symbols & self.definitions.keys() else e
 
     def doprint(self, expr: sp.Expr) -> str:  # type: ignore[override]
         # SymPy joins factors as `a*b` and `a/b`; black writes `a * b`. Printed its way, a

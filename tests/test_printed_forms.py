@@ -103,6 +103,30 @@ def test_products_are_shared_only_whole() -> None:
     assert a * b in [r for _, r in replacements]
 
 
+def test_a_product_is_multiplied_in_the_judged_order(tf, load_module) -> None:
+    """The factors of a product that holds temporaries are multiplied in the order of the
+    expression the judge measured, not of the temporaries' names: x**y's d2f/dx dx,
+    y*(y - 1)*x**(y - 2), was printed y * y_minus_1 * pow, inf*0 = NaN at x = y = -2.5e38,
+    where the judged y*pow*(y - 1) is 0, as the truth is (it flushes)."""
+    from generator.printer import TFPrinter
+
+    x, y = sp.symbols("x y", real=True)
+    y_minus_1 = sp.Symbol("y_minus_1", real=True)
+    product = y * y_minus_1 * x ** (y - 2)
+    assert TFPrinter("x").doprint(product) == "y * y_minus_1 * tf.math.pow(x, -2.0 + y)"
+    ordered = TFPrinter("x", definitions={y_minus_1: y - 1}).doprint(product)
+    assert ordered == "y * tf.math.pow(x, -2.0 + y) * y_minus_1"
+
+    expr = parse.parse("x**y")
+    symbols = resolve_variables(expr, None)
+    form = derive(expr, symbols, 2).partials[("x", "x")]
+    points = np.array([[-2.5e38, -1.8e36], [-2.5e38, -1.8e36]])
+    assert (judge.evaluate32(judge.float_constants(form), symbols, points) == 0).all()
+    module = load_module("x**y", name="f")
+    columns = [tf.constant(points[i], dtype=tf.float32) for i in range(2)]
+    assert (tf_partials(tf, module.f, columns, 2)[(0, 0)].numpy() == 0).all()
+
+
 def test_a_power_of_a_shared_reciprocal_stays_a_power_of_the_quotient() -> None:
     """log(x)'s f'' chosen as (1/x)**2 (reciprocal_power), with f' = 1/x beside it: cse made
     the square of the temporary for 1/x, which put back was -1/x**2 to SymPy, inf at
