@@ -144,12 +144,15 @@ def _hypot(a, b):
 
 
 def _hypot_ratio(a, b):
-    """a / sqrt(a**2 + b**2), both scaled by the larger magnitude, so that neither the squares nor hypot overflow; 0 at a = b = 0."""
+    """a / sqrt(a**2 + b**2), both scaled by the larger magnitude, so that neither the squares nor hypot overflow; 0 at a = b = 0. Where a leg has overflowed to an infinity, the ratio's value where the other leg decides it: +-1 where a is infinite and |b| is below the largest float by more than the precision (x*y/hypot(1, x*y) at x*y = inf), 0 where b is and |a| < 4 (the ratio flushes); NaN where it is unknown. The branch not taken computes on 1 and 0, so that its gradients are finite."""
     big = tf.math.maximum(tf.math.abs(a), tf.math.abs(b))
-    positive = big > 0
-    safe = tf.where(positive, big, tf.ones_like(big))
-    a = a / safe
-    b = b / safe
-    return tf.where(
-        positive, a / tf.math.sqrt(tf.math.square(a) + tf.math.square(b)), tf.zeros_like(big)
+    usable = (big > 0) & tf.math.is_finite(big)
+    safe = tf.where(usable, big, tf.ones_like(big))
+    a_scaled = tf.where(usable, a, tf.ones_like(a)) / safe
+    b_scaled = tf.where(usable, b, tf.zeros_like(b)) / safe
+    ratio = a_scaled / tf.math.sqrt(tf.math.square(a_scaled) + tf.math.square(b_scaled))
+    flushed = tf.where(tf.math.abs(a) < 4.0, tf.zeros_like(a), (a + b) * 0.0)
+    far = tf.where(
+        tf.math.abs(b) < (1.3e300 if a.dtype == tf.float64 else 8.3e34), tf.math.sign(a), flushed
     )
+    return tf.where(usable, ratio, far)

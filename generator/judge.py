@@ -488,12 +488,20 @@ def _polygamma_diff(n: object, y: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _hypot_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # As the printed helper: both scaled by the larger magnitude; 0 at a = b = 0.
+    # As the printed helper: both scaled by the larger magnitude; 0 at a = b = 0 (sign(0));
+    # +-1 where a is infinite and |b| is below the largest float by more than the precision,
+    # 0 where b is and |a| < 4; NaN where an infinite leg leaves the ratio unknown ((a + b)*0).
     a, b = _floats(a, b)
     big = np.maximum(np.abs(a), np.abs(b))
-    safe = np.where(big > 0, big, np.ones_like(big))
-    ratio = (a / safe) / np.sqrt(np.square(a / safe) + np.square(b / safe))
-    return np.where(big > 0, ratio, np.zeros_like(ratio))
+    usable = (big > 0) & np.isfinite(big)
+    safe = np.where(usable, big, np.ones_like(big))
+    a_scaled = np.where(usable, a, np.ones_like(a)) / safe
+    b_scaled = np.where(usable, b, np.zeros_like(b)) / safe
+    ratio = a_scaled / np.sqrt(np.square(a_scaled) + np.square(b_scaled))
+    cut = big.dtype.type(1.3e300 if big.dtype == np.float64 else 8.3e34)
+    flushed = np.where(np.abs(a) < 4, np.zeros_like(a), (a + b) * big.dtype.type(0.0))
+    far = np.where(np.abs(b) < cut, np.sign(a), flushed)
+    return np.where(usable, ratio, far)
 
 
 def _pnorm(a: np.ndarray, b: np.ndarray, p: object) -> np.ndarray:

@@ -786,7 +786,9 @@ def _tanh_from_exps(node: sp.Expr) -> sp.Expr | None:
 
 
 def _square_parts(term: sp.Expr) -> sp.Expr | None:
-    """a if term is a**2 (or a positive number a**2), sqrt(c)*a for c*a**2, else None."""
+    """a if term is a**2 (or a positive number a**2), sqrt(c)*a for c*a**2, a product of even
+    powers too (x**2*y**2 is (x*y)**2, as SymPy writes it: sqrt(1 + x**2*y**2) was inf at
+    x = y = -1.4e19, where the truth is 2e38), else None."""
     if isinstance(term, sp.Pow) and term.exp == 2:
         return term.base
     if term.is_number and term.is_positive:
@@ -794,6 +796,8 @@ def _square_parts(term: sp.Expr) -> sp.Expr | None:
     coeff, rest = term.as_coeff_Mul()
     if coeff.is_positive and coeff != 1 and isinstance(rest, sp.Pow) and rest.exp == 2:
         return sp.sqrt(coeff) * rest.base
+    if isinstance(rest, sp.Mul) and coeff.is_positive and (found := _square_root(term)) is not None:
+        return found[1] if coeff == 1 else sp.sqrt(coeff) * found[1]
     return None
 
 
@@ -1025,7 +1029,9 @@ def _leg_over_hypot(node: sp.Expr) -> sp.Expr | None:
         for i, leg in enumerate(legs):
             # The leg or its negative: (y - x)/hypot(1, x - y), as SymPy writes -(x - y), is
             # hypot_ratio(y - x, 1), whose derivatives are ratios again.
-            u = next((v for v in (leg, sp.expand(-leg)) if v in node.args), None)
+            # A leg that is a product is among the factors factor by factor: x*y/hypot(1, x*y)
+            # (1 where x*y overflows, hypot_ratio's limit; inf/inf = NaN as a quotient).
+            u = next((v for v in (leg, sp.expand(-leg)) if _among_factors(v, node.args)), None)
             if u is not None and not u.is_number:
                 others = legs[:i] + legs[i + 1 :]
                 rest = others[0] if len(others) == 1 else _hypot_of_squares(sp.Add(*(leg**2 for leg in others)))
@@ -1036,9 +1042,24 @@ def _leg_over_hypot(node: sp.Expr) -> sp.Expr | None:
                 # seen evaluate(False), x/hypot(x, y) became x*hypot_ratio(x, y): fuzz seed 6789).
                 outside = list(node.args)
                 outside.remove(factor)
-                outside.remove(u)
+                for f in sp.Mul.make_args(u) if u not in outside else (u,):
+                    outside.remove(f)
                 return sp.Mul(*outside) * hypot_ratio(u, rest)
     return None
+
+
+def _among_factors(u: sp.Expr, factors: tuple[sp.Expr, ...]) -> bool:
+    """Whether u is one of `factors`, or a product of some of them (each as often as u has it)."""
+    if u in factors:
+        return True
+    if not isinstance(u, sp.Mul) or u.args[0].is_number:
+        return False
+    remaining = list(factors)
+    for f in u.args:
+        if f not in remaining:
+            return False
+        remaining.remove(f)
+    return True
 
 
 def _factors_but(node: sp.Mul, factor: sp.Expr, base: sp.Expr) -> sp.Expr:

@@ -1198,6 +1198,18 @@ def test_functions_of_a_difference_where_the_inputs_meet(load_module) -> None:
         _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
+def test_functions_of_a_product_where_its_square_or_itself_overflows(load_module) -> None:
+    # sqrt(1 + x**2*y**2): SymPy writes (x*y)**2 as x**2*y**2, which the hypot rules did not
+    # take for a square (inf at x = y = -1.4e19, where the truth is 2e38; its slopes NaN). And
+    # x*y/sqrt(1 + x**2*y**2) is x*y/hypot(1, x*y), inf/inf = NaN where x*y overflows and the
+    # truth is +-1; hypot_ratio(x*y, 1) takes that limit.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    points = [(-1.4e19, -1.4e19), (-1e30, -1e30), (3e38, -2e20), (3.0, 0.5), (1e-20, 1e10), (2e20, -3e18)]
+    for text, name in [("sqrt(1 + x**2*y**2)", "product_hypot"), ("x*y/sqrt(1 + x**2*y**2)", "product_softsign")]:
+        fn = getattr(load_module(text, name, ["x", "y"]), name)
+        _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
+
+
 def test_gaussian_nll_in_log_sigma_where_the_scale_overflows(load_module) -> None:
     # (x - y)**2*exp(-2*y)/2 + y, y = log(sigma): d/dy was 1 - (exp(-y) + (x - y)*exp(-y))*(x -
     # y)*exp(-y) by halves, inf*0 = NaN at x = y = -1e30 (the truth is 1), and inf - inf = NaN

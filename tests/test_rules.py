@@ -858,6 +858,16 @@ CASES: tuple[Case, ...] = (
         {x: (0.30000001192092896, 0.44999998807907104), y: (0.3000001311302185, 0.45000019669532776)},
         label="two logs",
     ),
+    # A leg that is a product of the factors: x*y/hypot(1, x*y) at x = y = -1e30 is inf/inf;
+    # hypot_ratio's limit where x*y overflows and 1 cannot matter is 1, the truth.
+    Case(
+        "hypot_ratio",
+        x * y / hypot(1, x * y),
+        hypot_ratio(x * y, 1),
+        {x: (-1e30, 3e38), y: (-1e30, -2e20)},
+        label="product_leg",
+        truth=(1.0, -1.0),
+    ),
     # Three legs: hypot(y, hypot(1, x)) is inf at x = y = 3e38.
     Case(
         "hypot_ratio",
@@ -1759,6 +1769,8 @@ CASES: tuple[Case, ...] = (
         label="reciprocal",
     ),
     Case("hypot", sp.sqrt(1 + x**2), hypot(1, x), {x: (1e20,)}, label="constant"),
+    # A square of a product, as SymPy writes (x*y)**2: x**2*y**2 overflows at x = y = -1.4e19.
+    Case("hypot", sp.sqrt(1 + x**2 * y**2), hypot(1, x * y), {x: (-1.4e19, 1e10), y: (-1.4e19, 1e15)}, label="product"),
     # log(x**2 + y**2) at x = y = 1e20: log(inf); the truth is 92.8.
     Case(
         "hypot",
