@@ -225,58 +225,26 @@ def divide_in_place(
     CSE does the same (judge._cse): a product is evaluated as the module computes it."""
     bases = sp.numbered_symbols("_base")
     inline: dict[sp.Symbol, sp.Expr] = {}
-    # A temporary t = ipow(1/h, k), k >= 2, put back where it is a factor of a product, as
-    # the judge's per-form cse has it: x/tanh(x)'s f'', 2*(x + ...)*t/tanh(x) with t =
-    # (1/cosh(x))**2 shared with f', was inf*0 = NaN at x = 2.5e38, where the judge's
-    # 2*((x + ...)/cosh)/cosh/tanh is 0. Alone (gaussian_nll's d2f/dm2 = (1/s)**2) it stays.
-    in_products: dict[sp.Symbol, sp.Expr] = {}
     kept: list[tuple[sp.Symbol, sp.Expr]] = []
     for sym, sub in replacements:
-        sub = _put_back(sub, inline, in_products)
+        sub = _put_back(sub, inline)
         if sub.is_Pow and sub.exp.is_Integer and sub.exp < 0:
-            inline[sym] = 1 / _base_of(sub.base**-sub.exp, kept, bases)
-        elif isinstance(sub, prim.ipow) and sub.args[0].is_Pow and sub.args[0].exp == -1 and sub.args[1] >= 2:
-            in_products[sym] = prim.ipow(1 / _base_of(sub.args[0].base, kept, bases), sub.args[1])
-            kept.append((sym, in_products[sym]))
+            base = sub.base**-sub.exp
+            if not base.is_Symbol:
+                base_sym = next(bases)
+                kept.append((base_sym, base))
+                base = base_sym
+            inline[sym] = 1 / base
         else:
             kept.append((sym, sub))
-    reduced = [_put_back(e, inline, in_products) for e in reduced]
-    return _used_only(kept, reduced), reduced
+    return kept, [_put_back(e, inline) for e in reduced]
 
 
-def _base_of(base: sp.Expr, kept: list[tuple[sp.Symbol, sp.Expr]], bases: Iterator[sp.Symbol]) -> sp.Expr:
-    """`base` itself if it is a symbol, else a new temporary that holds it (appended to kept)."""
-    if base.is_Symbol:
-        return base
-    name = next(bases)
-    kept.append((name, base))
-    return name
-
-
-def _used_only(kept: list[tuple[sp.Symbol, sp.Expr]], reduced: list[sp.Expr]) -> list[tuple[sp.Symbol, sp.Expr]]:
-    """The temporaries that the forms use, directly or through other temporaries."""
-    used = set().union(*(e.free_symbols for e in reduced))
-    for sym, sub in reversed(kept):
-        if sym in used:
-            used |= sub.free_symbols
-    return [(sym, sub) for sym, sub in kept if sym in used]
-
-
-def _put_back(
-    expr: sp.Expr, inline: dict[sp.Symbol, sp.Expr], in_products: dict[sp.Symbol, sp.Expr] | None = None
-) -> sp.Expr:
+def _put_back(expr: sp.Expr, inline: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
     """`expr` with the reciprocal temporaries put back, a power of one as a power of the
     quotient, ipow(1/h, k): cse made t**k of the form's ipow(1/h, k) (ipow of a symbol is
     a plain power), and t**k with t = 1/h is 1/h**k to SymPy, which flushes where h**k
-    does (log(x)'' chosen as (1/x)**2, shared with f' = 1/x, was printed -1/x**2). And the
-    `in_products` temporaries where they are factors of a product."""
-    if in_products:
-        expr = expr.replace(
-            lambda e: isinstance(e, sp.Mul)
-            and any(a in in_products for a in e.args)
-            and sum(1 for a in e.args if not a.is_number) > 1,
-            lambda e: sp.Mul(*(in_products.get(a, a) for a in e.args)),
-        )
+    does (log(x)'' chosen as (1/x)**2, shared with f' = 1/x, was printed -1/x**2)."""
     if not inline:
         return expr
     powers = {
