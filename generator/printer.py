@@ -338,10 +338,10 @@ class TFPrinter(ProductOrder, StrPrinter):
     def _ordered(self, factors: list[sp.Expr]) -> list[sp.Expr]:
         if not self.definitions:
             return factors
-        return sorted(factors, key=functools.cmp_to_key(lambda a, b: sp.Basic.compare(self._defined(a), self._defined(b))))
-
-    def _defined(self, e: sp.Expr) -> sp.Expr:
-        return e.xreplace(self.definitions) if e.free_symbols & self.definitions.keys() else e
+        # Each factor's expression once, not once per comparison.
+        defined = [f.xreplace(self.definitions) if f.free_symbols & self.definitions.keys() else f for f in factors]
+        order = sorted(range(len(factors)), key=functools.cmp_to_key(lambda i, j: sp.Basic.compare(defined[i], defined[j])))
+        return [factors[i] for i in order]
 
     def doprint(self, expr: sp.Expr) -> str:  # type: ignore[override]
         # SymPy joins factors as `a*b` and `a/b`; black writes `a * b`. Printed its way, a
