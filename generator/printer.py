@@ -321,6 +321,17 @@ def _bounded_argument(u: sp.Expr) -> bool:
     return rest.is_Symbol and abs(coeff) <= 1
 
 
+def _without_guards(expr: sp.Expr) -> sp.Expr:
+    """`expr` with each guard where(taken, v, point) (generator.guards) as its v: the value
+    wherever the branch that it guards is taken."""
+    guards = {
+        p: p.args[2] if p.args[1].is_number else p.args[1]
+        for p in expr.atoms(prim.pick)
+        if p.args[1].is_number != p.args[2].is_number
+    }
+    return expr.xreplace(guards) if guards else expr
+
+
 class TFPrinter(ProductOrder, StrPrinter):
     """SymPy expression -> TensorFlow code over named tensors."""
 
@@ -338,8 +349,13 @@ class TFPrinter(ProductOrder, StrPrinter):
     def _ordered(self, factors: list[sp.Expr]) -> list[sp.Expr]:
         if not self.definitions:
             return factors
-        # Each factor's expression once, not once per comparison.
-        defined = [f.xreplace(self.definitions) if f.free_symbols & self.definitions.keys() else f for f in factors]
+        # Each factor's expression once, not once per comparison; a guarded input,
+        # pick(taken, x, 1), compares as the x the judge multiplies (-2*(y/t)**2*(x*y) of
+        # atan(x*y)'s f'' ordered by its guarded factors overflows at x = -2.7e-23, y = 1.4e19).
+        defined = [
+            _without_guards(f.xreplace(self.definitions) if f.free_symbols & self.definitions.keys() else f)
+            for f in factors
+        ]
         order = sorted(range(len(factors)), key=functools.cmp_to_key(lambda i, j: sp.Basic.compare(defined[i], defined[j])))
         return [factors[i] for i in order]
 

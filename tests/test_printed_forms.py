@@ -127,6 +127,33 @@ def test_a_product_is_multiplied_in_the_judged_order(tf, load_module) -> None:
     assert (tf_partials(tf, module.f, columns, 2)[(0, 0)].numpy() == 0).all()
 
 
+def test_a_guarded_input_is_ordered_as_the_input_it_guards(tf, load_module) -> None:
+    """In the last level a branch reads its inputs through guards, where(taken, x, 1), and
+    the judge measured the branch on x itself: the guard compares as x. atan(x*y)'s d2f/dx dx
+    far branch, -2*x*y**3/(1 + x**2*y**2)**2, was printed -2 * square(safe_y/t) * t7 by the
+    guarded factors' order, whose -2*square overflows at x = -2.7e-23, y = 1.4e19 (truth
+    1.5e35); the judged order multiplies by x*y first."""
+    from generator.primitives import ipow, pick
+    from generator.printer import TFPrinter
+
+    x, y = sp.symbols("x y", real=True)
+    safe_y, product, t8 = sp.symbols("safe_y t7 t8", real=True)
+    taken = sp.Abs(x * y) > 1
+    guarded_x, guarded_y = pick(taken, sp.Float(0.0), x), pick(taken, sp.Float(0.0), y)
+    definitions = {safe_y: guarded_y, product: ipow(guarded_x * guarded_y, 1), t8: 1 + ipow(ipow(guarded_x * guarded_y, 1), 2)}
+    form = -2 * product * ipow(safe_y / t8, 2)
+    printed = TFPrinter("x", definitions=definitions).doprint(form)
+    assert printed == "-2.0 * t7 * tf.math.square(safe_y / t8)"
+
+    points = np.array([[-2.7434546e-23], [1.4090819e19]])
+    module = load_module("atan(x*y)", name="f")
+    columns = [tf.constant(points[i], dtype=tf.float32) for i in range(2)]
+    got = tf_partials(tf, module.f, columns, 2)[(0, 0)].numpy()
+    truth = float(sp.diff(sp.atan(x * y), x, 2).subs({x: sp.Float(float(np.float32(points[0, 0])), 30), y: sp.Float(float(np.float32(points[1, 0])), 30)}))
+    assert np.isfinite(got).all()
+    assert abs(got[0] / truth - 1) < 1e-5
+
+
 def test_a_power_of_a_shared_reciprocal_stays_a_power_of_the_quotient() -> None:
     """log(x)'s f'' chosen as (1/x)**2 (reciprocal_power), with f' = 1/x beside it: cse made
     the square of the temporary for 1/x, which put back was -1/x**2 to SymPy, inf at
