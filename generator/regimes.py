@@ -1256,18 +1256,22 @@ def _symbolic_series(textbook: sp.Expr, x: sp.Symbol, k: int = 0) -> sp.Expr | N
     # lgamma's coefficients hold zeta values and Euler's constant, log(x + 2 + E)'s powers of
     # 2 + E: numbers, to 40 digits (sp.Poly expanded the latter's 26 quotients of polynomials
     # in E for minutes).
-    coefficients = [t.as_coeff_exponent(x)[0] for t in sp.Add.make_args(series)]
-    irrational = not any(c.has(x) for c in coefficients) and any(c.is_number and not c.is_Rational for c in coefficients)
+    terms = [t.as_coeff_exponent(x) for t in sp.Add.make_args(series)]
+    irrational = not any(c.has(x) for c, _ in terms) and any(c.is_number and not c.is_Rational for c, _ in terms)
     if irrational or series.has(sp.zeta, sp.EulerGamma):
-        return _with_number_coefficients(series, x, 40)
+        return _with_number_coefficients(series, x, 40, terms)
     return series
 
 
-def _with_number_coefficients(series: sp.Expr, x: sp.Symbol, digits: int) -> sp.Expr:
+def _with_number_coefficients(
+    series: sp.Expr, x: sp.Symbol, digits: int, terms: list[tuple[sp.Expr, sp.Expr]] | None = None
+) -> sp.Expr:
     """A polynomial in x with each coefficient (zeta values, pi's powers) as a number: term by
     term where each is a constant times a power of x, as SymPy's series writes them, else
-    through sp.Poly (a coefficient with a parameter in it stays as it is)."""
-    terms = [t.as_coeff_exponent(x) for t in sp.Add.make_args(series)]
+    through sp.Poly (a coefficient with a parameter in it stays as it is). `terms`: the
+    series' (coefficient, exponent) per term, where the caller has them."""
+    if terms is None:
+        terms = [t.as_coeff_exponent(x) for t in sp.Add.make_args(series)]
     if not all(m.is_Integer and m >= 0 and not c.has(x) for c, m in terms):
         terms = [(c, m) for (m,), c in sp.Poly(series, x).terms()]
     return sp.Add(*(sp.Float(sp.N(c, digits), digits) * x**m if c.is_number else c * x**m for c, m in terms))

@@ -305,14 +305,18 @@ def test_accurate_options_are_never_less_accurate(
     assert accurate.nonfinite <= default.nonfinite, numbers
     assert accurate.within >= default.within - TIE_WITHIN, numbers
     assert accurate.mean_bits <= default.mean_bits + TIE_MEAN, numbers
-    missed = benchmark.misses(measured_accurate(name), order)
-    reason = ACCURATE_FAILING.get((name, order))
-    if reason is None:
-        assert not missed, numbers
+    meets = not benchmark.misses(measured_accurate(name), order)
+    _meets_unless_known(meets, (name, order) in ACCURATE_FAILING, f"{name} order {order}", "ACCURATE_FAILING", numbers)
+
+
+def _meets_unless_known(meets: bool, known: bool, what: str, table: str, numbers: str) -> None:
+    """Assert that `what` meets its goal, or, where `table` records it as a known miss, that
+    it still misses it (else the entry is stale; the numbers in its reason are what it was
+    measured at)."""
+    if known:
+        assert not meets, f"{what} meets the goal now ({numbers}); remove it from {table}"
     else:
-        # Known: the miss must still be there (else this entry is stale), and the numbers in
-        # the reason are what it was measured at.
-        assert missed, f"{name} order {order} meets the goal now; remove it from ACCURATE_FAILING"
+        assert meets, numbers
 
 
 # Beyond the goal's orders: the third partials of the module generated with --order 3, which
@@ -345,10 +349,7 @@ def test_third_order_is_finite_where_the_truth_is(load_module, name: str) -> Non
     numbers = f"{100 * third.within:.1f}% within 3 bits, mean {third.mean_bits:.2f}; " + "; ".join(worst)
     assert third.nonfinite == 0, numbers
     meets = third.within >= THIRD_WITHIN and third.mean_bits <= THIRD_MEAN
-    if name in THIRD_FAILING:
-        assert not meets, f"{name}'s third order meets the floor now ({numbers}); remove it from THIRD_FAILING"
-    else:
-        assert meets, numbers
+    _meets_unless_known(meets, name in THIRD_FAILING, f"{name}'s third order", "THIRD_FAILING", numbers)
 
 
 def _current_numbers() -> None:
