@@ -1397,6 +1397,27 @@ def _divide_by_root(node: sp.Expr) -> sp.Expr | None:
     return coeff * ipow(numerator * sp.Mul(*(1 / sp.sqrt(f.base) for f in roots)), 1) * whole
 
 
+def _quotient_by_abs(node: sp.Expr) -> sp.Expr | None:
+    """k*u/(c + |u|), c > 0, as k*sign(u)/(1 + c/|u|): where u overflows (u = x*y at
+    x = y = 1e20) the quotient is inf/inf = NaN, and the truth is +-k; c/|u| is 0 there, and
+    at u = 0 it is inf, which makes the quotient 0 as it should be."""
+    if not isinstance(node, sp.Mul):
+        return None
+    for factor in node.args:
+        if not (isinstance(factor, sp.Pow) and factor.exp == -1 and isinstance(factor.base, sp.Add)):
+            continue
+        c, rest = factor.base.as_coeff_Add()
+        # |x|*|y| is |x*y| (SymPy writes the one as the other).
+        if not (c.is_number and c.is_positive and all(isinstance(f, sp.Abs) for f in sp.Mul.make_args(rest))):
+            continue
+        u = sp.Mul(*(f.args[0] for f in sp.Mul.make_args(rest)))
+        k = node / factor / u
+        if k.free_symbols:
+            continue
+        return k * sp.sign(u) / (1 + c / sp.Abs(u))
+    return None
+
+
 def _reciprocal_power(node: sp.Expr) -> sp.Expr | None:
     """u**-n = (1/u)**n for an integer n >= 2: u**n flushes to 0 where 1/u**n is still a
     float (log(x)'' = -1/x**2 at x = 8e-20 is -inf, truth -1.6e38)."""
@@ -4564,6 +4585,11 @@ divide_stepwise = Rule(
 )
 VARIANTS: tuple[Rule, ...] = (
     divide_stepwise,
+    Rule(
+        "quotient_by_abs",
+        "u/(c + |u|) is inf/inf = NaN where u overflows and the quotient is +-1; sign(u)/(1 + c/|u|) is not",
+        _quotient_by_abs,
+    ),
     Rule(
         "divide_by_root",
         "a/b**(n + 1/2): the power over- or underflows where the quotient need not; (a/sqrt(b))/b**n does not",

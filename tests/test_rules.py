@@ -2248,6 +2248,21 @@ CASES: tuple[Case, ...] = (
         {x: (1.7201202e-37, 3e-35), y: (1.7201202e-37, 1e-30)},
         label="half power",
     ),
+    # x*y/(1 + |x*y|) where x*y overflows: inf/inf = NaN, the truth +-1.
+    Case(
+        "quotient_by_abs",
+        x * y / (1 + sp.Abs(x * y)),
+        sp.sign(x * y) / (1 + 1 / sp.Abs(x * y)),
+        {x: (1e20, -3e19), y: (1e20, 2e20)},
+    ),
+    # |x|*|y| in the denominator, as SymPy writes |x*y|.
+    Case(
+        "quotient_by_abs",
+        x * y / (1 + sp.Abs(x) * sp.Abs(y)),
+        sp.sign(x * y) / (1 + 1 / sp.Abs(x * y)),
+        {x: (1e20, -3e19), y: (1e20, 2e20)},
+        label="product of abs",
+    ),
     # The root taken first, the numerator whole: x*exp(-x)/y**(3/2) at y = 3e-28, where
     # y**(3/2) flushes (inf; truth 1.9e21 at x = 1e-20, 2.1e41 overflows at x = 1).
     Case(
@@ -2898,6 +2913,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("balance_gaussian", x**2 * sp.exp(x**2)),
     ("divide_stepwise", x / y),
     ("divide_stepwise", x / sp.sqrt(y)),
+    ("quotient_by_abs", x / (1 + y)),  # no abs
+    ("quotient_by_abs", x / (1 + sp.Abs(y))),  # the abs of another than the numerator
+    ("quotient_by_abs", x / (sp.Abs(x) - 1)),  # c + |u| with c < 0 vanishes at |u| = -c
     ("divide_by_root", x / y ** sp.Rational(5, 3)),  # not a half power
     ("divide_by_root", x / sp.sqrt(y)),  # no whole power left to divide by
     ("distribute_quotient", (1 - x**2) / y),
