@@ -1210,6 +1210,16 @@ def test_functions_of_a_product_where_its_square_or_itself_overflows(load_module
         _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
+def test_softsign_of_a_product_or_sum_where_it_overflows(load_module) -> None:
+    # u/(1 + |u|) for u = x*y or x + y: inf/inf = NaN where u overflows and the truth is +-1
+    # (quotient_by_abs takes it as sign(u)/(1 + 1/|u|)); the slopes were right already.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    points = [(1e20, 1e20), (-3e19, 2e20), (3e38, 3e38), (-2e38, -2e38), (3.0, 0.5), (1e-20, 1e10), (0.0, 2.0)]
+    for text, name in [("x*y/(1 + abs(x*y))", "product_softsign"), ("(x + y)/(1 + abs(x + y))", "sum_softsign")]:
+        fn = getattr(load_module(text, name, ["x", "y"]), name)
+        _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
+
+
 def test_gaussian_nll_in_log_sigma_where_the_scale_overflows(load_module) -> None:
     # (x - y)**2*exp(-2*y)/2 + y, y = log(sigma): d/dy was 1 - (exp(-y) + (x - y)*exp(-y))*(x -
     # y)*exp(-y) by halves, inf*0 = NaN at x = y = -1e30 (the truth is 1), and inf - inf = NaN
