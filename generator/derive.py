@@ -80,6 +80,11 @@ class Derivation:
         return [tuple(c) for c in itertools.combinations_with_replacement(names, k)]
 
 
+def _abs_of_factors(e: sp.Abs) -> sp.Expr:
+    """|a*b*...| as |a|*|b|*... (real factors)."""
+    return sp.Mul(*(sp.Abs(f) for f in e.args[0].args))
+
+
 def resolve_variables(
     expr: sp.Expr, names: list[str] | None, exclude: tuple[sp.Symbol, ...] = ()
 ) -> tuple[sp.Symbol, ...]:
@@ -126,6 +131,11 @@ def derive(
     from generator import diagonal, guards, judge
 
     defaults = defaults or {}
+    # |x*y| as |x|*|y|, the same for real inputs: SymPy keeps the abs of a product whole, and
+    # the rules that take a product's logs apart or divide through by it see no product
+    # (log(1 + |x*y|) was log(inf) where x*y overflows, its slopes y*sign(x*y)/(1 + |x*y|)
+    # 0 where the truth is 1/x).
+    expr = expr.replace(lambda e: isinstance(e, sp.Abs) and isinstance(e.args[0], sp.Mul), _abs_of_factors)
     domain = expr.xreplace(defaults)  # derivatives count only where the function is real
     fired: list[str] = []
     rules_of: dict[sp.Expr, tuple[str, ...]] = {}

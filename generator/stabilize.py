@@ -1407,10 +1407,11 @@ def _quotient_by_abs(node: sp.Expr) -> sp.Expr | None:
         if not (isinstance(factor, sp.Pow) and factor.exp == -1 and isinstance(factor.base, sp.Add)):
             continue
         c, rest = factor.base.as_coeff_Add()
-        # |x|*|y| is |x*y| (SymPy writes the one as the other).
-        if not (c.is_number and c.is_positive and all(isinstance(f, sp.Abs) for f in sp.Mul.make_args(rest))):
+        # |x|*|y| is |x*y|, and |x|/|y| is |x/y| (derive writes the abs of a product so).
+        parts = [f.as_base_exp() for f in sp.Mul.make_args(rest)]
+        if not (c.is_number and c.is_positive and all(isinstance(b, sp.Abs) for b, _ in parts)):
             continue
-        u = sp.Mul(*(f.args[0] for f in sp.Mul.make_args(rest)))
+        u = sp.Mul(*(b.args[0] ** e for b, e in parts))
         k = node / factor / u
         if k.free_symbols:
             continue

@@ -1220,6 +1220,17 @@ def test_softsign_of_a_product_or_sum_where_it_overflows(load_module) -> None:
         _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
+def test_log_of_one_plus_the_abs_of_a_product_where_it_overflows(load_module) -> None:
+    # log(1 + |x*y|): SymPy keeps |x*y| whole, and log1p_of_product saw no product: log(inf)
+    # where x*y overflows (truth 92.1 at x = y = 1e20), its slopes y*sign(x*y)/(1 + |x*y|) 0
+    # where the truth is 1/x. derive writes it |x|*|y|.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    text = "log(1 + abs(x*y))"
+    fn = load_module(text, "log_abs_product", ["x", "y"]).log_abs_product
+    points = [(1e20, 1e20), (-3e19, 2e20), (3e38, -3e38), (3.0, 0.5), (1e-20, 1e10), (-2.0, 1e30)]
+    _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
+
+
 def test_gaussian_nll_in_log_sigma_where_the_scale_overflows(load_module) -> None:
     # (x - y)**2*exp(-2*y)/2 + y, y = log(sigma): d/dy was 1 - (exp(-y) + (x - y)*exp(-y))*(x -
     # y)*exp(-y) by halves, inf*0 = NaN at x = y = -1e30 (the truth is 1), and inf - inf = NaN

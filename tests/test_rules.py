@@ -2263,6 +2263,14 @@ CASES: tuple[Case, ...] = (
         {x: (1e20, -3e19), y: (1e20, 2e20)},
         label="product of abs",
     ),
+    # |x|/|y| in the denominator, as derive writes |x/y|.
+    Case(
+        "quotient_by_abs",
+        x / y / (1 + sp.Abs(x) / sp.Abs(y)),
+        sp.sign(x / y) / (1 + 1 / sp.Abs(x / y)),
+        {x: (1e20, -3e37), y: (1e-20, 2e-10)},
+        label="quotient of abs",
+    ),
     # The root taken first, the numerator whole: x*exp(-x)/y**(3/2) at y = 3e-28, where
     # y**(3/2) flushes (inf; truth 1.9e21 at x = 1e-20, 2.1e41 overflows at x = 1).
     Case(
