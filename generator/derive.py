@@ -28,6 +28,7 @@ from generator.stabilize import (
     GUARDS,
     RULES,
     SOURCES,
+    abs_apart,
     compensate_arguments,
     compensate_powers,
     compensate_sums,
@@ -80,11 +81,6 @@ class Derivation:
         return [tuple(c) for c in itertools.combinations_with_replacement(names, k)]
 
 
-def _abs_of_factors(e: sp.Abs) -> sp.Expr:
-    """|a*b*...| as |a|*|b|*... (real factors)."""
-    return sp.Mul(*(sp.Abs(f) for f in e.args[0].args))
-
-
 def resolve_variables(
     expr: sp.Expr, names: list[str] | None, exclude: tuple[sp.Symbol, ...] = ()
 ) -> tuple[sp.Symbol, ...]:
@@ -135,7 +131,7 @@ def derive(
     # the rules that take a product's logs apart or divide through by it see no product
     # (log(1 + |x*y|) was log(inf) where x*y overflows, its slopes y*sign(x*y)/(1 + |x*y|)
     # 0 where the truth is 1/x).
-    expr = expr.replace(lambda e: isinstance(e, sp.Abs) and isinstance(e.args[0], sp.Mul), _abs_of_factors)
+    expr = expr.replace(lambda e: isinstance(e, sp.Abs), abs_apart)
     domain = expr.xreplace(defaults)  # derivatives count only where the function is real
     fired: list[str] = []
     rules_of: dict[sp.Expr, tuple[str, ...]] = {}

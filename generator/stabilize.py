@@ -1408,7 +1408,7 @@ def _quotient_by_abs(node: sp.Expr) -> sp.Expr | None:
             continue
         c, rest = factor.base.as_coeff_Add()
         # |x|*|y| is |x*y|, and |x|/|y| is |x/y| (derive writes the abs of a product so).
-        parts = [f.as_base_exp() for f in sp.Mul.make_args(rest)]
+        parts = _power_factors(rest)
         if not (c.is_number and c.is_positive and all(isinstance(b, sp.Abs) for b, _ in parts)):
             continue
         u = sp.Mul(*(b.args[0] ** e for b, e in parts))
@@ -2458,7 +2458,7 @@ def _log_of_product(node: sp.Expr) -> sp.Expr | None:
         return None
     # |a*b*...| as |a|*|b|*...: log|x*y|, log(2*|x*y|). A factor that is not negative, as
     # |a| is, needs no sign.
-    u = sp.Mul(*(_abs_apart(f) for f in sp.Mul.make_args(node.args[0])))
+    u = sp.Mul(*(abs_apart(f) for f in sp.Mul.make_args(node.args[0])))
     if not isinstance(u, sp.Mul):
         return None
     coeff, body = u.as_coeff_Mul()
@@ -2487,7 +2487,7 @@ def _log_of_product(node: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((split, (size > PRODUCT_EDGE) | (size < 1 / PRODUCT_EDGE)), (node, True))
 
 
-def _abs_apart(factor: sp.Expr) -> sp.Expr:
+def abs_apart(factor: sp.Expr) -> sp.Expr:
     """|a*b*...| as |a|*|b|*..., any other factor as it is."""
     if isinstance(factor, sp.Abs) and isinstance(factor.args[0], sp.Mul):
         return sp.Mul(*(sp.Abs(f) for f in factor.args[0].args))
