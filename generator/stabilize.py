@@ -4239,17 +4239,40 @@ def _monomial_ratio(coeff: sp.Expr, exponents: Sequence[int], symbols: Sequence[
     time, divisions and products in turn, and as a power of the same with exponents divided
     by their common divisor: x**2/v as (x/v)*x, which is finite where x**2 flushes
     (x = 1e-20, v = 1e-30) or overflows, y**2/x**4 as ((y/x)/x)**2 (y*(y/x) flushes at
-    x = -9.7e-17, y = 3e-28)."""
+    x = -9.7e-17, y = 3e-28).
+
+    The part that every input shares goes first, as a power of their product or quotient:
+    1/(x**4*y**3) as ((1/x)/y)**3/x, the power of 1/(x*y) that a function of x*y far out
+    is a series in. One input at a time, x**4 overflows or flushes where x*y is moderate
+    (the slope of x*y/(1 + x**2*y**2) far out was inf at x = 2.9e-15, y = -3.7e25, truth
+    -2.9e-19), and in turn, x, y, x, ..., a partial product flushes where x is huge and y
+    tiny (6.2e36 and 4e-36)."""
     g = math.gcd(*exponents) or 1
-    ups = [v for v, e in zip(symbols, exponents) for _ in range(max(e // g, 0))]
-    downs = [v for v, e in zip(symbols, exponents) for _ in range(max(-e // g, 0))]
-    form = ups.pop(0) if ups else sp.Integer(1)
+    exponents = [e // g for e in exponents]
+    form = None
+    if all(exponents):
+        k = min(abs(e) for e in exponents)
+        signs = [1 if e > 0 else -1 for e in exponents]
+        form = _stepwise(None, signs, symbols)
+        form = form if k == 1 else ipow(form, k)
+        exponents = [e - k * s for e, s in zip(exponents, signs)]
+    form = _stepwise(form, exponents, symbols)
+    return coeff * (form if g == 1 else ipow(form, g))
+
+
+def _stepwise(form: sp.Expr | None, exponents: Sequence[int], symbols: Sequence[sp.Symbol]) -> sp.Expr:
+    """`form` (1 if None) times x**a*y**b*..., one product or division at a time, divisions
+    and products in turn."""
+    ups = [v for v, e in zip(symbols, exponents) for _ in range(max(e, 0))]
+    downs = [v for v, e in zip(symbols, exponents) for _ in range(max(-e, 0))]
+    if form is None:
+        form = ups.pop(0) if ups else sp.Integer(1)
     while ups or downs:
         if downs:
             form = ipow(form / downs.pop(0), 1)
         if ups:
             form = ipow(form * ups.pop(0), 1)
-    return coeff * (form if g == 1 else ipow(form, g))
+    return form
 
 
 def _dominant_term(node: sp.Expr) -> sp.Expr | None:

@@ -1220,6 +1220,25 @@ def test_softsign_of_a_product_or_sum_where_it_overflows(load_module) -> None:
         _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
+def test_rational_function_of_a_product_where_the_inputs_are_far_apart(load_module) -> None:
+    # x*y/(1 + x**2*y**2) far out over its largest term, x**4*y**4: the slopes' monomials were
+    # divided one input at a time, 1/(x**4*y**3) as ((((1/x)/x)/x)/x)/y/y/y, which overflows
+    # where x is tiny and y huge though x*y is moderate (-inf at x = 2.9e-15, y = -3.7e25,
+    # truth 3.3e3). They are powers of 1/(x*y) now, times what is left: ((1/x)/y)**3/x.
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    text = "x*y/(1 + x**2*y**2)"
+    fn = load_module(text, "product_rational", ["x", "y"]).product_rational
+    points = [
+        (2.8812071e-15, -3.6809290e25),
+        (-4.222133e-28, -9.615652e31),
+        (-1.1029433e-21, 9.1559232e23),
+        (1.8721491e-10, -1.3417129e11),
+        (0.5, 3.0),
+        (1e20, 1e-15),
+    ]
+    _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
+
+
 def test_log_of_one_plus_the_abs_of_a_product_where_it_overflows(load_module) -> None:
     # log(1 + |x*y|): SymPy keeps |x*y| whole, and log1p_of_product saw no product: log(inf)
     # where x*y overflows (truth 92.1 at x = y = 1e20), its slopes y*sign(x*y)/(1 + |x*y|) 0
