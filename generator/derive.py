@@ -206,8 +206,15 @@ def derive(
             sources += _exps_combined(factored)
             # Over the largest term of its denominator (dominant_term), before the rule
             # scale_quotient puts the quotient over one scale for all inputs, which flushes
-            # a small one: x/m at x = 0.0067, m = 5e36.
-            made_by = {form: rule.name for rule in SOURCES if (form := rule(together)) != together}
+            # a small one: x/m at x = 0.0067, m = 5e36. Factored too: cancel expands a power
+            # of a sum below the line, (1 + x*y + x**2*y**2)**2 into five terms, which are no
+            # longer a sum of two or three.
+            made_by = {
+                form: rule.name
+                for rule in SOURCES
+                for quotient in dict.fromkeys([together, factored])
+                if (form := rule(quotient)) != quotient
+            }
             sources += list(made_by)
             # Those with u/|u| as sign(u) first (sign_product), before the quotient rules split
             # u and |u| apart: the pseudo-Huber slope's d*x**4/|d| became (x/|d|)*(d/hypot(d, x)),

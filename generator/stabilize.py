@@ -4241,16 +4241,18 @@ def _monomial_ratio(coeff: sp.Expr, exponents: Sequence[int], symbols: Sequence[
     (x = 1e-20, v = 1e-30) or overflows, y**2/x**4 as ((y/x)/x)**2 (y*(y/x) flushes at
     x = -9.7e-17, y = 3e-28).
 
-    The part that every input shares goes first, as a power of their product or quotient:
-    1/(x**4*y**3) as ((1/x)/y)**3/x, the power of 1/(x*y) that a function of x*y far out
-    is a series in. One input at a time, x**4 overflows or flushes where x*y is moderate
-    (the slope of x*y/(1 + x**2*y**2) far out was inf at x = 2.9e-15, y = -3.7e25, truth
-    -2.9e-19), and in turn, x, y, x, ..., a partial product flushes where x is huge and y
-    tiny (6.2e36 and 4e-36)."""
+    With every input on one side of the line, the part that they share goes first, as a
+    power of their product: 1/(x**4*y**3) as ((1/x)/y)**3/x, the power of 1/(x*y) that a
+    function of x*y far out is a series in. One input at a time, x**4 overflows or flushes
+    where x*y is moderate (the slope of x*y/(1 + x**2*y**2) far out was inf at
+    x = 2.9e-15, y = -3.7e25, truth -2.9e-19), and in turn, x, y, x, ..., a partial product
+    flushes where x is huge and y tiny (6.2e36 and 4e-36). Not so for a quotient: x**6/y**5
+    as (x/y)**5*x overflows where x**2/y is moderate and x/y is not (x = 3e-10, y = -1e-19,
+    in the curvature of x**2*y/(x**4 + y**2))."""
     g = math.gcd(*exponents) or 1
     exponents = [e // g for e in exponents]
     form = None
-    if all(exponents):
+    if all(e > 0 for e in exponents) or all(e < 0 for e in exponents):
         k = min(abs(e) for e in exponents)
         signs = [1 if e > 0 else -1 for e in exponents]
         form = _stepwise(None, signs, symbols)
@@ -4308,7 +4310,12 @@ def _dominant_term(node: sp.Expr) -> sp.Expr | None:
     for k, top in enumerate(terms):
         below = [over(t, top) for j, t in enumerate(terms) if j != k]
         rest = 1 + sp.Add(*below)
-        value = sp.Add(*(over(t, top, n) for t in p.terms())) / (rest if n == 1 else ipow(rest, n))
+        if n == 1:
+            value = sp.Add(*(over(t, top) for t in p.terms())) / rest
+        else:
+            # Each term over rest**n, up to 2**n: their sum overflows where the quotient does
+            # not (x**2*y/(x**4 + y**2)'s curvature in y at x = 3e-10, y = -1e-19, 4.3e37).
+            value = sp.Add(*(ipow(over(t, top, n) / ipow(rest, n), 1) for t in p.terms()))
         condition = sp.And(*(sp.Abs(r) <= 1 for r in below))
         branches.append((value, condition if k < len(terms) - 1 else True))
     return sp.Piecewise(*branches)
