@@ -203,6 +203,7 @@ def derive(
         if simplified is not None:
             together, factored = simplified
             sources += [together, factored, *_hyperbolic_identities(together), *_in_one_difference(raw_form)]
+            sources += _collected_by_input(together, variables)
             sources += _exps_combined(factored)
             # Over the largest term of its denominator (dominant_term), before the rule
             # scale_quotient puts the quotient over one scale for all inputs, which flushes
@@ -471,6 +472,33 @@ def _branches_simplified(form: sp.Expr) -> list[sp.Expr]:
             pieces = list(form.args)
             pieces[i] = (simplified, condition)
             found.append(sp.Piecewise(*pieces))
+    return found
+
+
+def _collected_by_input(quotient: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr]:
+    """`quotient` with its numerator's terms gathered by powers of each input that it is a
+    polynomial in, of degree 1 or 2 (with several inputs): the cross-entropy of a
+    probability, -y*log(x) - (1 - y)*log(1 - x), is y*(log(1 - x) - log(x)) - log(1 - x),
+    whose y*... is 0 at x = 1/2; as written its terms +-0.69*y cancel (0 at y = 1e20, where
+    the truth is 0.69), and its curvature's y + x**2 - 2*x*y likewise, where
+    y*(1 - 2*x) + x**2 does not."""
+    if len(variables) < 2:
+        return []
+    top, bottom = sp.fraction(quotient)
+    if sp.count_ops(top) > SIMPLIFY_MAX_OPS:
+        return []
+    expanded = sp.expand(top)
+    found = []
+    for v in variables:
+        groups = sp.collect(expanded, v, evaluate=False)
+        powers = [p for p in groups if p != 1]
+        if not powers or len(groups) < 2 or any(p.as_base_exp()[0] != v or p.as_base_exp()[1] not in (1, 2) for p in powers):
+            continue
+        if any(c.has(v) for c in groups.values()):
+            continue
+        gathered = sp.Add(*(p * sp.factor_terms(c) for p, c in groups.items()), evaluate=False)
+        if gathered != top:
+            found.append(gathered / bottom)
     return found
 
 
