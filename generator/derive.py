@@ -480,8 +480,7 @@ def _collected_by_input(quotient: sp.Expr, variables: tuple[sp.Symbol, ...]) -> 
     polynomial in, of degree 1 or 2 (with several inputs): the cross-entropy of a
     probability, -y*log(x) - (1 - y)*log(1 - x), is y*(log(1 - x) - log(x)) - log(1 - x),
     whose y*... is 0 at x = 1/2; as written its terms +-0.69*y cancel (0 at y = 1e20, where
-    the truth is 0.69), and its curvature's y + x**2 - 2*x*y likewise, where
-    y*(1 - 2*x) + x**2 does not."""
+    the truth is 0.69). The rules then see the difference of logs in y's coefficient."""
     if len(variables) < 2:
         return []
     top, bottom = sp.fraction(quotient)
