@@ -130,9 +130,19 @@ def _bottom_up(expr: sp.Expr, rewrite: _Rewrite, memo: dict[sp.Basic, sp.Expr]) 
         new_args = tuple(_bottom_up(arg, rewrite, memo) for arg in expr.args)
         if new_args != expr.args and not _where_into_comparison(expr, new_args):
             result = expr.func(*new_args)
-    replaced = rewrite(result)
+    replaced = _rewritten(rewrite, result)
     memo[expr] = result = result if replaced is None else replaced
     return result
+
+
+def _rewritten(rewrite: _Rewrite, node: sp.Expr) -> sp.Expr | None:
+    """rewrite(node), or None (no rewrite) where SymPy's polynomial algebra gives up on the
+    node: its heuristic gcd raised HeuristicGCDFailed putting the slope of atanh(x)**sqrt(x)
+    over a common denominator (less_argument, fuzz seed 134: exit 123)."""
+    try:
+        return rewrite(node)
+    except sp.polys.polyerrors.BasePolynomialError:
+        return None
 
 
 def _where_into_comparison(expr: sp.Basic, new_args: tuple[sp.Basic, ...]) -> bool:
@@ -149,7 +159,7 @@ def _where_into_comparison(expr: sp.Basic, new_args: tuple[sp.Basic, ...]) -> bo
 def _top_down(expr: sp.Expr, rewrite: _Rewrite, memo: dict[sp.Basic, sp.Expr]) -> sp.Expr:
     if expr in memo:
         return memo[expr]
-    result = rewrite(expr)
+    result = _rewritten(rewrite, expr)
     if result is None:
         result = expr
         if expr.args:
@@ -4427,14 +4437,7 @@ def _less_argument(node: sp.Expr, depth: int = 2) -> sp.Expr | None:
             if any(e.has(log1pmx, expm1mx) for e, _ in branches):
                 return sp.Piecewise(*branches)
             return None
-    if node.has(sp.Piecewise):
-        return None
-    try:
-        return _less_sum(node)
-    except sp.polys.polyerrors.BasePolynomialError:
-        # SymPy's gcd gave up putting the sum over a common denominator: the slope of
-        # atanh(x)**sqrt(x), HeuristicGCDFailed (fuzz seed 134). The sum stays as it is.
-        return None
+    return None if node.has(sp.Piecewise) else _less_sum(node)
 
 
 def _first_order_terms(total: sp.Add) -> list[tuple[sp.Expr, sp.Expr, sp.Expr, type]]:
