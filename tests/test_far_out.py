@@ -1220,39 +1220,40 @@ def test_softsign_of_a_product_or_sum_where_it_overflows(load_module) -> None:
         _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
-def test_rational_function_of_a_product_where_the_inputs_are_far_apart(load_module) -> None:
-    # x*y/(1 + x**2*y**2) far out over its largest term, x**4*y**4: the slopes' monomials were
-    # divided one input at a time, 1/(x**4*y**3) as ((((1/x)/x)/x)/x)/y/y/y, which overflows
-    # where x is tiny and y huge though x*y is moderate (-inf at x = 2.9e-15, y = -3.7e25,
-    # truth 3.3e3). They are powers of 1/(x*y) now, times what is left: ((1/x)/y)**3/x.
+@pytest.mark.parametrize(
+    ("text", "name", "points"),
+    [
+        # x*y/(1 + x**2*y**2) far out over its largest term, x**4*y**4: the slopes' monomials
+        # were divided one input at a time, 1/(x**4*y**3) as ((((1/x)/x)/x)/x)/y/y/y, which
+        # overflows where x is tiny and y huge though x*y is moderate (-inf at x = 2.9e-15,
+        # y = -3.7e25, truth 3.3e3). They are powers of 1/(x*y) now, times what is left:
+        # ((1/x)/y)**3/x.
+        (
+            "x*y/(1 + x**2*y**2)",
+            "product_rational",
+            [
+                (2.8812071e-15, -3.6809290e25),
+                (-4.222133e-28, -9.615652e31),
+                (-1.1029433e-21, 9.1559232e23),
+                (1.8721491e-10, -1.3417129e11),
+                (2.0, -0.125),
+                (1e20, 1e-15),
+            ],
+        ),
+        # Its slopes' common denominator is (1 + x*y + x**2*y**2)**2, which cancel expands
+        # into five terms, and dominant_term (a sum of two or three) saw none: the chain
+        # rule's form was chosen, NaN wherever (x*y)**2 overflows (68% of the slopes within
+        # 3 bits). The factored quotient is offered to it too.
+        (
+            "x*y/(1 + x*y + x**2*y**2)",
+            "product_rational_sum",
+            [(-1.5541373e35, -1.5541373e35), (-2.2774393e22, -2.2774393e22), (3.680929e25, 89.0), (-2.0, 0.25)],
+        ),
+    ],
+)
+def test_rational_function_of_a_product_where_the_inputs_are_far_apart(load_module, text, name, points) -> None:
     x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
-    text = "x*y/(1 + x**2*y**2)"
-    fn = load_module(text, "product_rational", ["x", "y"]).product_rational
-    points = [
-        (2.8812071e-15, -3.6809290e25),
-        (-4.222133e-28, -9.615652e31),
-        (-1.1029433e-21, 9.1559232e23),
-        (1.8721491e-10, -1.3417129e11),
-        (2.0, -0.125),
-        (1e20, 1e-15),
-    ]
-    _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
-
-
-def test_rational_function_of_a_product_over_a_power_of_a_sum(load_module) -> None:
-    # x*y/(1 + x*y + x**2*y**2): its slopes' common denominator is (1 + x*y + x**2*y**2)**2,
-    # which cancel expands into five terms, and dominant_term (a sum of two or three) saw
-    # none: the chain rule's form was chosen, NaN wherever (x*y)**2 overflows (68% of the
-    # slopes within 3 bits). The factored quotient is offered to it too.
-    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
-    text = "x*y/(1 + x*y + x**2*y**2)"
-    fn = load_module(text, "product_rational_sum", ["x", "y"]).product_rational_sum
-    points = [
-        (-1.5541373e35, -1.5541373e35),
-        (-2.2774393e22, -2.2774393e22),
-        (3.680929e25, 89.0),
-        (-2.0, 0.25),
-    ]
+    fn = getattr(load_module(text, name, ["x", "y"]), name)
     _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
