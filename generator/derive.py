@@ -489,11 +489,10 @@ def _collected_by_input(quotient: sp.Expr, variables: tuple[sp.Symbol, ...]) -> 
     expanded = sp.expand(top)
     found = []
     for v in variables:
+        # {v**k: its coefficient}, 1 for the terms without v; two groups at least.
         groups = sp.collect(expanded, v, evaluate=False)
-        powers = [p for p in groups if p != 1]
-        if not powers or len(groups) < 2 or any(p.as_base_exp()[0] != v or p.as_base_exp()[1] not in (1, 2) for p in powers):
-            continue
-        if any(c.has(v) for c in groups.values()):
+        powers = [p.as_base_exp() for p in groups if p != 1]
+        if len(groups) < 2 or any(b != v or k not in (1, 2) for b, k in powers) or any(c.has(v) for c in groups.values()):
             continue
         gathered = sp.Add(*(p * sp.factor_terms(c) for p, c in groups.items()), evaluate=False)
         if gathered != top:
