@@ -1799,7 +1799,7 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     # (acosh's slope 1/sqrt(x**2 - 1) at x = 1) holds zoo, which lambdify cannot print
     # (KeyError 'ComplexInfinity'): its value is undefined.
     expr = prim.replace_each(expr, _narrow_constant if float64 else _wide_constant)
-    expr = _flush_powers(expr.xreplace({sp.zoo: sp.nan}))
+    expr = expr.xreplace({sp.zoo: sp.nan})
     modules = [NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np]
     if sum(1 for _ in itertools.islice(sp.preorder_traversal(expr), SHARED_FROM_NODES)) < SHARED_FROM_NODES:
         return sp.lambdify(symbols, expr, modules=modules, printer=_printer(), cse=_cse, docstring_limit=0)
@@ -1937,7 +1937,15 @@ def _printer() -> object:
         def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
             # NumPy computes a**2, 1/a and sqrt(a) exactly; any other power with its pow
             # kernel, which depends on the CPU: `power` is the rounded one (_rounded).
-            if expr.exp in (2, -1, sp.S.Half, -sp.S.Half) or expr.is_number:
+            # An integer power b**k, |k| >= 2, flushed as TF's square and products are
+            # ((8e-20)**2 is 0), printed here rather than put into the tree as a function:
+            # SymPy sorts a function after the other terms of a sum, and the judge then added
+            # y + x**2 - 2*x*y from y - 2*x*y (exact at x = 1/2) where the module adds
+            # (y + x**2) - 2*x*y (0 at y = 1e20).
+            if expr.exp.is_Integer and abs(expr.exp) >= 2 and not expr.is_number:
+                text = f"flushed_power({self._print(expr.base)}, {abs(expr.exp)})"
+                return text if expr.exp > 0 else f"1/{text}"
+            if expr.exp in (-1, sp.S.Half, -sp.S.Half) or expr.is_number:
                 return super()._print_Pow(expr, rational)
             return f"power({self._print(expr.base)}, {self._print(expr.exp)})"
 
@@ -1980,21 +1988,6 @@ def _one_coefficient(product: sp.Expr) -> sp.Expr | None:
     if len(numbers) < 2 or all(a.is_Rational for a in numbers):
         return product
     return _as_float(sp.Mul(*numbers)) * sp.Mul(*(a for a in product.args if not a.is_number))
-
-
-class flushed_power(sp.Function):  # noqa: N801 - SymPy names functions in lower case
-    """b**k for an integer k >= 2, flushed as TF's square and products are: (8e-20)**2 is 0."""
-
-
-def _flush_powers(expr: sp.Expr) -> sp.Expr:
-    """`expr` with integer powers b**k, |k| >= 2, as flushed_power(b, |k|) (or its reciprocal)."""
-    return prim.replace_each(expr, _flushed_power_of)
-
-
-def _flushed_power_of(e: sp.Expr) -> sp.Expr | None:
-    if isinstance(e, sp.Pow) and e.exp.is_Integer and abs(e.exp) >= 2:
-        return flushed_power(e.base, abs(e.exp)) ** (1 if e.exp > 0 else -1)
-    return None
 
 
 def _wide_constant(e: sp.Expr) -> sp.Expr | None:

@@ -1260,13 +1260,14 @@ def test_rational_function_of_a_product_where_the_inputs_are_far_apart(load_modu
 def test_cross_entropy_of_a_probability_where_its_terms_cancel(load_module) -> None:
     # -y*log(x) - (1 - y)*log(1 - x) at x = 1/2 is log(2) for every y, and its terms +-0.69*y
     # cancelled to 0 at y = 1e20. Gathered by powers of y, y*(log(1 - x) - log(x)) - log(1 - x),
-    # its y*... is 0 there. (Its curvature in x, (y + x**2 - 2*x*y)/(x*(x - 1))**2, is
-    # printed in another order than the judge measured, and cancels at x = 1/2: left.)
+    # its y*... is 0 there. Its curvature in x, (y + x**2 - 2*x*y)/(x*(x - 1))**2, cancels at
+    # x = 1/2 added in that order (0 where the truth is 4); the judge added x**2 last, so
+    # measured it exact, and kept it over the gathered x**2 + y*(1 - 2*x).
     x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
     text = "(-y)*log(x) - (1 - y)*log(1 - x)"
     fn = load_module(text, "cross_entropy", ["x", "y"]).cross_entropy
     points = [(0.5, 1e20), (0.5, -3e30), (0.5, 1e6), (0.75, 0.3), (1e-30, 0.5), (0.25, 2.0)]
-    _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points, order=1)
+    _check(fn, sp.sympify(text, locals={"x": x, "y": y}), [x, y], points)
 
 
 def test_log_of_one_plus_the_abs_of_a_product_where_it_overflows(load_module) -> None:
