@@ -2052,9 +2052,30 @@ class _Flushed(np.ndarray):
         return _flush_subnormals(func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
 
 
+# The values of the forms evaluated last, at read-only points (judged_points,
+# moderate_points, ...), by (form, inputs, dtype, id of the points): `best` evaluates a
+# candidate on the grid for its NaN count (_grossly_wrong) and again for its score, and the
+# repairs and the docstring's accuracy evaluate the chosen forms again. Each entry holds
+# its points, so their id is not reused while it stands.
+_EVALUATED: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray]] = {}
+_EVALUATED_MAX = 2048
+
+
 def evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
     """`expr` evaluated in `dtype` (float32 or float64) with NumPy stand-ins for the emitted ops,
     each flushing subnormal results to zero as TF's CPU kernels do (_Flushed)."""
+    if points.flags.writeable:
+        return _evaluate(expr, symbols, points, dtype)
+    key = (expr, symbols, dtype, id(points))
+    found = _EVALUATED.get(key)
+    if found is None or found[0] is not points:
+        if len(_EVALUATED) >= _EVALUATED_MAX:
+            _EVALUATED.clear()
+        found = _EVALUATED[key] = (points, _evaluate(expr, symbols, points, dtype))
+    return found[1].copy()
+
+
+def _evaluate(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray, dtype: type) -> np.ndarray:
     fn = _numpy_function(expr, symbols, dtype == np.float64)
     args = [_flush_subnormals(np.asarray(p, dtype=dtype)) for p in points]
     with np.errstate(all="ignore"):
