@@ -258,10 +258,10 @@ def _bad_near(
 
 def _no_worse(regime: sp.Expr, form: sp.Expr, truth: sp.Expr, variables: tuple[sp.Symbol, ...], domain: sp.Expr) -> bool:
     """Whether `regime` is nowhere among the judge's points beyond judge.GOOD_BITS and worse
-    than `form` by a bit or more. Less is a rounding: the logarithmic mean's d2f/dx dx away
-    from the line, its factors multiplied in another order, was 8 float32 values off at
-    x = 1e-30, y = 1e-36 where the form was 6, and the regime, 0/0 = NaN without it at
-    x = y, was refused."""
+    than `form` by a bit or more. Less is a rounding: away from the line the logarithmic
+    mean's d2f/dx dx with the regime was 8 float32 values off at x = 1e-30, y = 1e-36 where
+    the form was 6 (once the judge added sums in the module's order, which chose another
+    form), and the regime, which mends 0/0 = NaN at x = y, was refused."""
     points, reference, _ = judge.judged_points(truth, variables, domain)
     mask = ~np.isnan(reference)
     with np.errstate(all="ignore"):

@@ -282,11 +282,6 @@ ACCURATE_FAILING: dict[tuple[str, int], str] = {
     # moved one point from 3.0 to 3.17 bits; over 10,000 dense points in [-40, 40] both orders
     # are 99.5% within 3 bits, mean 0.34.
     ("gelu", 1): "one point of 165 at 3.2 bits (99.4% within 3 bits), mean 0.27",
-    # The judge multiplies products in the module's order (the expressions, not its own CSE
-    # names): it then chose another f'', 100% within 3 bits on the judge's grid in TF (99.35%
-    # before), one point of these 165 beyond 3 bits; over 8,001 dense points in [-40, 40]
-    # 99.53% within 3 bits, mean 0.36 (99.88%, mean 0.27 before).
-    ("gelu_tanh", 2): "one point of 165 beyond 3 bits (99.4% within 3 bits), mean 0.51",
 }
 
 
