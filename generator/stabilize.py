@@ -4525,16 +4525,17 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
         # -log|x| + log(y) has no u in it), and is written as a multiple of u: 2*(x - y)**2/y,
         # the Poisson deviance's, overflows in the square where 2*(x - y)*((x - y)/y) does not
         # (_second_order; with several logs, of their product).
-        # One u that does not divide the rest divides neither it twice nor to first order
+        # One u that does not divide `left` divides it neither twice nor to first order
         # (_first_order_factor): one polynomial division instead of two, each tens of ms on
         # a large rest ((log_sigmoid(y) + 3)**sinh(atan2(y, x)), fuzz seed 138).
-        undivided = len(us) == 1 and us[0] == _plain(us[0]) and not _divides(us[0], left)
+        plain = _plain(us[0]) if len(us) == 1 else None
+        undivided = plain is not None and plain == us[0] and not _divides(plain, left)
         if not undivided and _divides(sp.Mul(*(us if len(us) > 1 else us * 2)), left):
             left = sp.factor(left)
             if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LESS_ARGUMENT_SLACK_OPS:
                 continue
             left = _second_order(left, us)
-        elif not undivided and len(us) == 1 and (per_u := _first_order_factor(left, chosen[0][0], plain := _plain(us[0]))) is not None:
+        elif not undivided and plain is not None and (per_u := _first_order_factor(left, chosen[0][0], plain)) is not None:
             # To first order: the rest cancels c*u only in part, leaving u times a factor
             # small somewhere (a Student-t log-density's slope in its shape y,
             # log1p(t)/2 - (y + 1)*t/(2*y*(1 + t)), t = x**2/y, is -t/(2*y) to first order and
