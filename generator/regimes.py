@@ -1287,7 +1287,7 @@ def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
             if not _power_analytic_at_zero(p, x):
                 return True
             continue
-        if p.exp.is_Rational and not p.exp.is_Integer and p.base.has(x):
+        if _fractional(p.exp) and p.base.has(x):
             try:
                 if p.base.subs(x, 0) == 0:
                     return True
@@ -1317,6 +1317,14 @@ def _branch_point_at_zero(e: sp.Expr, x: sp.Symbol) -> bool:
         except (ArithmeticError, ValueError, TypeError):
             continue
     return False
+
+
+def _fractional(w: sp.Expr) -> bool:
+    """Whether w is a real number other than an integer: 1/3, but also pi/4 and 0.3, whose
+    powers SymPy expands as slowly (expm1(x)**(pi/4)'s series at 0 took 25 s, to nothing)."""
+    if not (w.is_number and w.is_extended_real) or w.is_Integer:
+        return False
+    return not (w.is_Float and float(w).is_integer())
 
 
 def _power_analytic_at_zero(p: sp.Pow, x: sp.Symbol) -> bool:

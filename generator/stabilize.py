@@ -3327,6 +3327,53 @@ def _power_of_sigmoid(node: sp.Expr) -> sp.Expr | None:
     return sp.exp(-node.exp * softplus(-node.base.args[0]))
 
 
+def _power_past_its_base(node: sp.Expr) -> sp.Expr | None:
+    """b**w = exp(w*log(b)) where b over- or underflows, for a function b and an exponent w
+    that is an input or a number below 1 in size (not an integer): there b is inf or 0 where
+    its power is a float (expm1(x)**(pi/4) at x = 89 is inf; the truth is 2.3e30, and the
+    slope's b**w/b*exp(x) inf/inf; sqrt(erfc(x)) at x = 10 is 4.6e-23, where erfc holds 2
+    subnormal ulps). log(b) as the rules write it without b (x + log1mexp(x), logcosh(x)).
+    Elsewhere the power as it is: exp rounds its argument, |w*log(b)| ulps of it, where pow
+    does not. Only for a b that leaves the float32 range on the judge's grid (in float64)."""
+    if not isinstance(node, sp.Pow) or node.exp.is_Integer or _holds_where(node):
+        return None
+    b, w = node.args
+    if w.is_number:
+        # From 1 up the power over- or underflows before its base does.
+        if not (w.is_real and abs(w) < 1):
+            return None
+    elif not w.free_symbols:
+        return None
+    if not any(f.free_symbols for f in b.atoms(sp.Function)):
+        return None  # powers and products of inputs: root_of_product, power_of_quotient
+    import numpy as np
+
+    from generator import judge
+
+    symbols = tuple(sorted(b.free_symbols, key=lambda s: s.name))
+    with np.errstate(all="ignore"):
+        sizes = judge.evaluate(b, symbols, judge.sample_points(len(symbols)), np.float64)
+    overflows = (sizes > float(DTYPE_MAX.args[0])).any()
+    flushes = ((sizes > 0) & (sizes < float(DTYPE_TINY.args[0]))).any()
+    log_b = _log_of_positive(b) if overflows or flushes else None
+    if log_b is None:
+        return None
+    far = sp.exp(w * log_b)
+    if far.has(b):
+        return None  # SymPy folds exp(w*log(b) + ...) back into a power where w*log(b) comes out whole
+    beyond = sp.Or(*((b > DTYPE_MAX,) if overflows else ()), *(((b > 0) & (b < DTYPE_TINY),) if flushes else ()))
+    return sp.Piecewise((far, beyond), (node, True))
+
+
+@functools.lru_cache(maxsize=1024)
+def _log_of_positive(b: sp.Expr) -> sp.Expr | None:
+    """log(b) for b > 0 as the rules write it without b (log(expm1(x)) as x + log1mexp(x),
+    log(cosh(x)) as logcosh(x), a product's as the sum of its factors' logs); None where
+    b stays in it, outside the last branch of a where. Cached, as _log_without."""
+    log_b = optimize(_log_abs_product(b) if isinstance(b, (sp.Mul, sp.Pow)) else sp.log(b))[0]
+    return None if _without_fallbacks(log_b).has(b) else log_b
+
+
 def _exp_sum_args(f: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """(a, c) for log(exp(a) + exp(c)): softplus(a) is logaddexp(a, 0)."""
     return (f.args[0], sp.Integer(0)) if isinstance(f, softplus) else f.args
@@ -4631,6 +4678,11 @@ divide_stepwise = Rule(
 )
 VARIANTS: tuple[Rule, ...] = (
     divide_stepwise,
+    Rule(
+        "power_past_its_base",
+        "b**w, |w| < 1 or an input, is inf or 0 where b over- or underflows and the power need not; exp(w*log(b)) there, log(b) without b, is not",
+        _power_past_its_base,
+    ),
     Rule(
         "quotient_by_abs",
         "u/(c + |u|) is inf/inf = NaN where u overflows and the quotient is +-1; sign(u)/(1 + c/|u|) is not",

@@ -2520,3 +2520,28 @@ def test_lgamma_of_softplus_where_it_flushes(load_module) -> None:
     # softplus(x) flushes to 0 below -103.3: lgamma(softplus(x)) was inf, its slope NaN.
     fn = load_module("lgamma(softplus(x))", "lgamma_tiny", ["x"]).lgamma_tiny
     _partials_match(fn, sp.loggamma(sp.log(1 + sp.exp(_X))), [_X], [(-110.0,), (-105.0,)], ((), (0,)), rel=1e-5)
+
+
+_Y = sp.Symbol("y", real=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "symbols", "points"),
+    [
+        # expm1(x) overflows from x = 88.7, its power from 113: f was inf between (2.3e30 at
+        # x = 89), its slopes b**w/b*exp(x) inf/inf = NaN from 89 on, beyond 113 too. There
+        # exp(w*(x + log1mexp(x))), whose rounded argument (about 70) costs up to 6 bits.
+        # (Not at 112: there f' is pi*(...)*f/4, and pi*f overflows first.)
+        ("expm1(x)**(pi/4)", (sp.exp(_X) - 1) ** (sp.pi / 4), [_X], [(89.0,), (95.0,), (100.0,), (110.0,), (120.0,), (3.0,)]),
+        # An input's power: cosh(x)**y at x = 100, y = 1/2 was inf**0.5, its slope in y inf*100.
+        ("cosh(x)**y", sp.cosh(_X) ** _Y, [_X, _Y], [(100.0, 0.5), (-95.0, 0.25), (2.0, 3.0)]),
+        # Where the base flushes: erfc(11) is 0 in float32, its root 1.2e-27.
+        ("sqrt(erfc(x))", sp.sqrt(sp.erfc(_X)), [_X], [(10.0,), (11.0,), (1.0,)]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_power_of_a_function_beyond_its_range(load_module, text, truth, symbols, points) -> None:
+    names = [s.name for s in symbols]
+    fn = load_module(text, "power_past", names).power_past
+    indices = [(), *itertools.combinations_with_replacement(range(len(symbols)), 1), *itertools.combinations_with_replacement(range(len(symbols)), 2)]
+    _partials_match(fn, truth, symbols, points, indices, rel=2e-5)

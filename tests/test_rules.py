@@ -2307,6 +2307,53 @@ CASES: tuple[Case, ...] = (
         {x: (-2e6, 5e6)},
         label="symbolic_exponent",
     ),
+    # expm1(x) overflows from x = 88.7, where its power need not: expm1(x)**(pi/4) at x = 89
+    # is inf, the truth 2.3e30 (at x = 100, 1.3e34). Where expm1 is inf, exp of the power
+    # times its log written without it, x + log1mexp(x); exp rounds that argument (about 70:
+    # 6 bits).
+    Case(
+        "power_past_its_base",
+        expm1(x) ** (sp.pi / 4),
+        sp.Piecewise(
+            (sp.exp(sp.pi * (x + log1mexp(x)) / 4), expm1(x) > DTYPE_MAX),
+            (expm1(x) ** (sp.pi / 4), True),
+        ),
+        {x: (89.0, 100.0)},
+        good_bits=7,
+    ),
+    # An input's power: cosh(x)**y at x = 100, y = 1/2 is inf**0.5 = inf, the truth 9.2e20.
+    Case(
+        "power_past_its_base",
+        sp.cosh(x) ** y,
+        sp.Piecewise((sp.exp(y * logcosh(x)), sp.cosh(x) > DTYPE_MAX), (sp.cosh(x) ** y, True)),
+        {x: (100.0, -95.0), y: (0.5, 0.25)},
+        label="input_exponent",
+        good_bits=7,
+    ),
+    # And where the base flushes: erfc(10) is 2.1e-45, two subnormal ulps in float32, and its
+    # root 3 ulps of 4.6e-23 (1.3% off); erfc(11) is 0, the truth of the root 1.2e-27. There
+    # exp of half erfc's log as the rules write it, -x**2 - log(sqrt(pi)*mills(x)) for x > 1.
+    Case(
+        "power_past_its_base",
+        sp.sqrt(erfc(x)),
+        sp.Piecewise(
+            (
+                sp.exp(
+                    sp.Piecewise(
+                        (-(x**2) - sp.log(sp.sqrt(sp.pi) * mills(x)), x > 1),
+                        (log1p(-erfc(-x) / 2) + sp.log(2), x < -1),
+                        (log1p(-sp.erf(x)), True),
+                    )
+                    / 2
+                ),
+                erfc(x) < DTYPE_TINY,
+            ),
+            (sp.sqrt(erfc(x)), True),
+        ),
+        {x: (10.0, 11.0)},
+        label="flushes",
+        good_bits=7,
+    ),
     # sigmoid(-100) flushes to 0 in float32; sigmoid(-100)**0.5 is 1.9e-22.
     Case(
         "power_of_sigmoid",
@@ -2939,6 +2986,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_of_one_plus_less_one", (1 + x) ** 2 - 1),
     ("power_of_sigmoid", sigmoid(x) ** 3),
     ("power_of_sigmoid", softplus(x) ** y),
+    ("power_past_its_base", expm1(x) ** 2),  # an integer power: overflows first
+    ("power_past_its_base", expm1(x) ** sp.Rational(3, 2)),  # beyond 1, the same
+    ("power_past_its_base", sp.sqrt(softplus(x))),  # softplus stays within the range
+    ("power_past_its_base", (x * y) ** sp.Rational(1, 4)),  # no function: root_of_product's
     ("power_of_one_plus_less_one", (1 + x) ** y - 2),
     ("power_of_one_plus_less_one", (2 + x) ** y - 1),
     ("power_of_one_plus", (2 + x) ** 10),
