@@ -37,6 +37,7 @@ from generator.stabilize import (
     lower_sigmoid_pairs,
     optimize,
     pass_chosen,
+    power_of_two,
     precise_sigmoids,
     prune_branches,
     repairs,
@@ -745,6 +746,12 @@ def _hold_common_factors(form: sp.Expr) -> sp.Expr:
         if not all(k.is_Rational for k in coeffs):
             return add
         common = sp.gcd_list([abs(k) for k in coeffs])
+        # Below 1, only where each term but a number is then multiplied by a power of two,
+        # exactly: x/2 - y/2 as (x - y)/2, 1 + u/10**5 as (10**5 + u)/10**5, but not
+        # x - 7*softplus(x)/10 as (10*x - 7*softplus(x))/10, inf - inf = NaN at x = 2.5e38 in
+        # (1 + exp(x))**0.3's slope, where the truth is inf.
+        if common < 1 and not all(t.is_number or power_of_two(abs(k / common)) for t, k in zip(add.args, coeffs)):
+            return add
         return common * ipow(sp.Add(*(t / common for t in add.args)), 1) if wanted(common) else add
 
     def hold_inputs(add: sp.Add) -> sp.Expr:

@@ -3344,8 +3344,67 @@ def _power_past_its_base(node: sp.Expr) -> sp.Expr | None:
             return None
     elif not w.free_symbols:
         return None
+    log_b = _log_beyond_range(b, linear=False)
+    if log_b is None:
+        return None
+    far = sp.exp(w * log_b)
+    if far.has(b):
+        return None  # SymPy folds exp(w*log(b) + ...) back into a power where w*log(b) comes out whole
+    return sp.Piecewise((far, _beyond_range(b)), (node, True))
+
+
+def _product_past_its_factors(node: sp.Expr) -> sp.Expr | None:
+    """r*b1**k1*b2**k2*... = r*exp(k1*log(b1) + k2*log(b2) + ...) where a function b_i over- or
+    underflows and all are positive, for two such factors or more (k_i numbers) in two inputs
+    or more: one brings back what the other loses (cosh(x)/cosh(y) at x = 100, y = 95 is
+    inf/inf, the truth 148; cosh(x)*exp(-y) at x = y = 100 is inf*0, the truth 1/2). Each
+    log as the rules write it without b_i (x + log1mexp(x); cosh's linear, see
+    _log_of_positive), r the other factors. Elsewhere the product as it is: exp rounds its
+    argument, where the product does not."""
+    if not isinstance(node, sp.Mul) or _holds_where(node):
+        return None
+    logs, bases, rest = [], [], []
+    for factor in node.args:
+        # exp(u) whole: SymPy's base of it is E.
+        b, k = (factor, sp.Integer(1)) if isinstance(factor, sp.exp) else factor.as_base_exp()
+        log_b = _log_beyond_range(b, linear=True) if k.is_number and k.is_real else None
+        if log_b is None:
+            rest.append(factor)
+        else:
+            logs.append(k * log_b)
+            bases.append(b)
+    # Of two inputs or more: with one, far-out regimes serve (regimes.add_regimes), and a
+    # where here took x/sinh(x)'s f'' from its factored form before them, to stay in a branch
+    # that clip(x, -20, 20) never takes.
+    if len(bases) < 2 or len(sp.Add(*bases).free_symbols) < 2:
+        return None
+    far = sp.Mul(*rest) * sp.exp(sp.Add(*logs))
+    if any(far.has(b) for b in bases):
+        return None  # folded back, as in _power_past_its_base
+    beyond = sp.Or(*(_beyond_range(b) for b in bases))
+    return sp.Piecewise((far, sp.And(beyond, *(b > 0 for b in bases))), (node, True))
+
+
+def _log_beyond_range(b: sp.Expr, linear: bool) -> sp.Expr | None:
+    """log(b) as the rules write it without b (_log_of_positive, `linear` passed on), for a
+    function b (of inputs) that over- or underflows on the judge's grid; None for another b."""
     if not any(f.free_symbols for f in b.atoms(sp.Function)):
         return None  # powers and products of inputs: root_of_product, power_of_quotient
+    if not any(_range_left(b)):
+        return None
+    return _log_of_positive(b, linear)
+
+
+def _beyond_range(b: sp.Expr) -> sp.Expr:
+    """Where b has over- or underflowed (as it does on the judge's grid, _range_left)."""
+    overflows, flushes = _range_left(b)
+    return sp.Or(*((b > DTYPE_MAX,) if overflows else ()), *(((b > 0) & (b < DTYPE_TINY),) if flushes else ()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _range_left(b: sp.Expr) -> tuple[bool, bool]:
+    """Whether b, evaluated in float64 on the judge's grid, comes above float32's largest
+    value somewhere, and whether it comes between 0 and float32's smallest normal."""
     import numpy as np
 
     from generator import judge
@@ -3353,23 +3412,29 @@ def _power_past_its_base(node: sp.Expr) -> sp.Expr | None:
     symbols = tuple(sorted(b.free_symbols, key=lambda s: s.name))
     with np.errstate(all="ignore"):
         sizes = judge.evaluate(b, symbols, judge.sample_points(len(symbols)), np.float64)
-    overflows = (sizes > float(DTYPE_MAX.args[0])).any()
-    flushes = ((sizes > 0) & (sizes < float(DTYPE_TINY.args[0]))).any()
-    log_b = _log_of_positive(b) if overflows or flushes else None
-    if log_b is None:
-        return None
-    far = sp.exp(w * log_b)
-    if far.has(b):
-        return None  # SymPy folds exp(w*log(b) + ...) back into a power where w*log(b) comes out whole
-    beyond = sp.Or(*((b > DTYPE_MAX,) if overflows else ()), *(((b > 0) & (b < DTYPE_TINY),) if flushes else ()))
-    return sp.Piecewise((far, beyond), (node, True))
+        return bool((sizes > float(DTYPE_MAX.args[0])).any()), bool(((sizes > 0) & (sizes < float(DTYPE_TINY.args[0]))).any())
 
 
 @functools.lru_cache(maxsize=1024)
-def _log_of_positive(b: sp.Expr) -> sp.Expr | None:
+def _log_of_positive(b: sp.Expr, linear: bool = False) -> sp.Expr | None:
     """log(b) for b > 0 as the rules write it without b (log(expm1(x)) as x + log1mexp(x),
     log(cosh(x)) as logcosh(x), a product's as the sum of its factors' logs); None where
-    b stays in it, outside the last branch of a where. Cached, as _log_without."""
+    b stays in it, outside the last branch of a where. Cached, as _log_without.
+
+    log(sinh(u)) as u - log(2) + log1mexp(2*u), which the rules do not write (near sinh's
+    value 1, at u = 0.88, the sum cancels): here it serves where sinh(u) over- or underflows.
+    With `linear`, for a sum of logs, log(cosh(u)) likewise as |u| - log(2) + softplus(-2*|u|),
+    not logcosh(u): the parts linear in the inputs cancel exactly (cosh(x)/sinh(x) far out is
+    exp(|x| - x + softplus(-2*|x|) - log1mexp(2*x)); as logcosh(x) - x - log1mexp(2*x) + log(2),
+    logcosh's rounding, half an ulp of 89, was 3.7 bits of the result). Not for one log: a
+    power of cosh took mul_no_nan(|x| - log(2) + ..., 1/y), 0 at x = y = 3e38 where 1/y
+    flushes, for logcosh(x)/y."""
+    if isinstance(b, sp.sinh):
+        u = b.args[0]
+        return u - sp.log(2) + log1mexp(2 * u)
+    if linear and isinstance(b, sp.cosh):
+        u = sp.Abs(b.args[0])
+        return u - sp.log(2) + softplus(-2 * u)
     log_b = optimize(_log_abs_product(b) if isinstance(b, (sp.Mul, sp.Pow)) else sp.log(b))[0]
     return None if _without_fallbacks(log_b).has(b) else log_b
 
@@ -4684,6 +4749,11 @@ VARIANTS: tuple[Rule, ...] = (
         _power_past_its_base,
     ),
     Rule(
+        "product_past_its_factors",
+        "b1**k1*b2**k2 is inf*0 or inf/inf where the functions b_i over- or underflow and the product need not; exp(k1*log(b1) + k2*log(b2)) there, each log without b_i, is not",
+        _product_past_its_factors,
+    ),
+    Rule(
         "quotient_by_abs",
         "u/(c + |u|) is inf/inf = NaN where u overflows and the quotient is +-1; sign(u)/(1 + c/|u|) is not",
         _quotient_by_abs,
@@ -5449,7 +5519,7 @@ def _lower_pair(mul: sp.Mul, u: sp.Expr) -> sp.Expr:
 # An argument through another function (log(x) - y) is left as it is.
 
 
-def _power_of_two(c: sp.Expr) -> bool:
+def power_of_two(c: sp.Expr) -> bool:
     """c = +-2**k: multiplying by it is exact (short of over- and underflow)."""
     if not c.is_Rational or c == 0:
         return False
@@ -5536,12 +5606,12 @@ def _product_rounding(node: sp.Mul) -> sp.Expr | None:
     others = [a for a in node.args if not a.is_number]
     c = sp.Mul(*numbers)
     rational = sp.Mul(*(a for a in numbers if a.is_Rational))
-    if len(numbers) > 1 and not _power_of_two(rational):
+    if len(numbers) > 1 and not power_of_two(rational):
         # The emitter's CSE may multiply by -sqrt(2)*3 in two steps, 3*x shared: each step
         # rounds. With a power of 2 as the rational part the steps round as one (-sqrt(2)
         # times x/2 is fl(-sqrt(2)/2*x), as gelu's is printed).
         return None
-    if _power_of_two(c) and c != 1:
+    if power_of_two(c) and c != 1:
         inner = _rounding_error(sp.Mul(*others))
         return None if inner is None else c * inner
     if len(others) == 2 and c == 1:

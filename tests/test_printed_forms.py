@@ -183,3 +183,19 @@ def test_a_grouped_reciprocal_keeps_its_parentheses() -> None:
     assert printer.doprint(3 / ipow(1 / u, 1)).startswith("3.0 / (1.0 / (")
     assert printer.doprint(x * ipow(1 / u, 1)).startswith("x * (1.0 / (")
     assert printer.doprint(ipow(1 / u, 1)).startswith("(1.0 / (")
+
+
+def test_a_function_argument_is_held_over_a_common_factor_above_one_only() -> None:
+    """2*x - 2*y inside a function is held as 2*(x - y): x - y is finite where 2*x is not
+    (tanh(x - y)'s slope was sigmoid_slope(2*x - 2*y), inf - inf at x = y = 3e38). A common
+    factor below 1 only where each term is multiplied by a power of two (exact): x/2 - y/2 as
+    (x - y)/2, but x - 7*softplus(x)/10 held as (10*x - 7*softplus(x))/10 was inf - inf at
+    x = 2.5e38 in (1 + exp(x))**0.3's slope, where the truth is inf."""
+    from generator.derive import _hold_common_factors
+    from generator.primitives import sigmoid_slope, softplus
+
+    x, y = sp.symbols("x y", real=True)
+    assert _hold_common_factors(sigmoid_slope(2 * x - 2 * y)) == sigmoid_slope(2 * ipow(x - y, 1))
+    spread = sp.exp(x - 7 * softplus(x) / 10)
+    assert _hold_common_factors(spread) == spread
+    assert _hold_common_factors(sp.tanh(x / 2 - y / 2)) == sp.tanh(ipow(x - y, 1) / 2)

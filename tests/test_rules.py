@@ -2354,6 +2354,52 @@ CASES: tuple[Case, ...] = (
         label="flushes",
         good_bits=7,
     ),
+    # cosh(x)/cosh(y) at x = 100, y = 95 is inf/inf, the truth e**5 = 148.4. Where either
+    # overflows, exp of the logs' difference, each as |u| - log(2) + softplus(-2*|u|): the
+    # parts linear in the inputs cancel exactly (|x| - |y| = 5), the log(2)s symbolically.
+    Case(
+        "product_past_its_factors",
+        sp.cosh(x) / sp.cosh(y),
+        sp.Piecewise(
+            (
+                sp.exp(sp.Abs(x) - sp.Abs(y) + softplus(-2 * sp.Abs(x)) - softplus(-2 * sp.Abs(y))),
+                (sp.cosh(x) > DTYPE_MAX) | (sp.cosh(y) > DTYPE_MAX),
+            ),
+            (sp.cosh(x) / sp.cosh(y), True),
+        ),
+        {x: (100.0, -100.0), y: (95.0, 98.0)},
+    ),
+    # One factor overflows, the other flushes: cosh(x)*exp(-y) at x = y = 100 is inf*0, the
+    # truth 1/2; at x = 95, y = 120 it is 6.9e-12.
+    Case(
+        "product_past_its_factors",
+        sp.cosh(x) * sp.exp(-y),
+        sp.Piecewise(
+            (
+                sp.exp(-y + sp.Abs(x) + softplus(-2 * sp.Abs(x))) / 2,
+                (sp.cosh(x) > DTYPE_MAX) | (sp.exp(-y) < DTYPE_TINY) | (sp.exp(-y) > DTYPE_MAX),
+            ),
+            (sp.cosh(x) * sp.exp(-y), True),
+        ),
+        {x: (100.0, 95.0), y: (100.0, 120.0)},
+        label="flushes",
+    ),
+    # Bases of either sign: only where both are positive (expm1(x)/expm1(y) at x = 100,
+    # y = -5 overflows to -inf, rightly, where log(expm1(y)) is NaN). At x = 100, y = 99 it
+    # is inf/inf, the truth e.
+    Case(
+        "product_past_its_factors",
+        expm1(x) / expm1(y),
+        sp.Piecewise(
+            (
+                sp.exp(x - y + log1mexp(x) - log1mexp(y)),
+                (expm1(x) > 0) & (expm1(y) > 0) & ((expm1(x) > DTYPE_MAX) | (expm1(y) > DTYPE_MAX)),
+            ),
+            (expm1(x) / expm1(y), True),
+        ),
+        {x: (100.0, 100.0), y: (99.0, 95.0)},
+        label="signed",
+    ),
     # sigmoid(-100) flushes to 0 in float32; sigmoid(-100)**0.5 is 1.9e-22.
     Case(
         "power_of_sigmoid",
@@ -2990,6 +3036,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_past_its_base", expm1(x) ** sp.Rational(3, 2)),  # beyond 1, the same
     ("power_past_its_base", sp.sqrt(softplus(x))),  # softplus stays within the range
     ("power_past_its_base", (x * y) ** sp.Rational(1, 4)),  # no function: root_of_product's
+    ("product_past_its_factors", x * sp.cosh(y)),  # one function that leaves the range
+    ("product_past_its_factors", sp.cosh(x) * sp.tanh(y)),  # tanh stays within it
     ("power_of_one_plus_less_one", (1 + x) ** y - 2),
     ("power_of_one_plus_less_one", (2 + x) ** y - 1),
     ("power_of_one_plus", (2 + x) ** 10),
