@@ -3347,7 +3347,7 @@ def _power_past_its_base(node: sp.Expr) -> sp.Expr | None:
     log_b = _log_beyond_range(b, linear=False)
     if log_b is None:
         return None
-    far = sp.exp(w * log_b)
+    far = _exp_whole(w * log_b)
     if far.has(b):
         return None  # SymPy folds exp(w*log(b) + ...) back into a power where w*log(b) comes out whole
     return sp.Piecewise((far, _beyond_range(b)), (node, True))
@@ -3363,26 +3363,60 @@ def _product_past_its_factors(node: sp.Expr) -> sp.Expr | None:
     argument, where the product does not."""
     if not isinstance(node, sp.Mul) or _holds_where(node):
         return None
-    logs, bases, rest = [], [], []
+    logs, bases, rest, positive, sizes = [], [], [], [], []
     for factor in node.args:
         # exp(u) whole: SymPy's base of it is E.
         b, k = (factor, sp.Integer(1)) if isinstance(factor, sp.exp) else factor.as_base_exp()
-        log_b = _log_beyond_range(b, linear=True) if k.is_number and k.is_real else None
-        if log_b is None:
+        if not (k.is_number and k.is_real):
             rest.append(factor)
-        else:
+        elif isinstance(b, (sp.sinh, expm1)) and k.is_Integer and _log_beyond_range(b, linear=True) is not None:
+            # Of u's sign: sign(u)**k*exp(k*log|b|), for either sign (-cosh(x)*sinh(y)/cosh(y)**2,
+            # cosh(x)/cosh(y)'s slope in y, at x = -92, y = -1.2e-13 is 5.2e26; expm1(x)*exp(y)/
+            # expm1(y)**2 at x = 2e6, y = -92 is inf, where the product was inf*0 = NaN).
+            u = b.args[0]
+            logs.append(k * _log_abs_of_signed(b))
+            bases.append(b)
+            sizes.append(sp.Abs(b))
+            rest.append(sp.sign(u) ** k)
+        elif (log_b := _log_beyond_range(b, linear=True)) is not None:
             logs.append(k * log_b)
             bases.append(b)
+            sizes.append(b)
+            positive.append(b > 0)
+        else:
+            rest.append(factor)
     # Of two inputs or more: with one, far-out regimes serve (regimes.add_regimes), and a
     # where here took x/sinh(x)'s f'' from its factored form before them, to stay in a branch
     # that clip(x, -20, 20) never takes.
     if len(bases) < 2 or len(sp.Add(*bases).free_symbols) < 2:
         return None
-    far = sp.Mul(*rest) * sp.exp(sp.Add(*logs))
+    far = sp.Mul(*rest) * _exp_whole(sp.Add(*logs))
     if any(far.has(b) for b in bases):
         return None  # folded back, as in _power_past_its_base
-    beyond = sp.Or(*(_beyond_range(b) for b in bases))
-    return sp.Piecewise((far, sp.And(beyond, *(b > 0 for b in bases))), (node, True))
+    beyond = sp.Or(*(_beyond_range(b) for b in sizes))
+    return sp.Piecewise((far, sp.And(beyond, *positive)), (node, True))
+
+
+def _log_abs_of_signed(b: sp.Expr) -> sp.Expr:
+    """log|b| for b = sinh(u) or expm1(u), whose sign is u's: |u| - log(2) + log1mexp(2*|u|),
+    and u + log1mexp(u) for u > 0, log1mexp(-u) below (-expm1(u) is 1 - exp(u))."""
+    u = b.args[0]
+    if isinstance(b, sp.sinh):
+        return sp.Abs(u) - sp.log(2) + log1mexp(2 * sp.Abs(u))
+    return sp.Piecewise((u + log1mexp(u), u > 0), (log1mexp(-u), True))
+
+
+def _exp_whole(u: sp.Expr) -> sp.Expr:
+    """exp(u) as mul_exp(c, v) where SymPy takes a constant c = exp(k) out of it (exp(x -
+    log(2)) is exp(x)/2, which overflows from x = 88.7 where the whole does not: cosh(x)*exp(-y)
+    at x = 89, y = 2.7e-23 is 2.2e38). Not exp(u) with k held inside: its rounding of u + k
+    costs ulps of u (3.2 bits at x = 95, y = 120, the argument -25.7), where mul_exp's halves
+    are exact."""
+    e = sp.exp(u)
+    c, rest = e.as_independent(*u.free_symbols, as_Add=False)
+    if c != 1 and isinstance(rest, sp.exp):
+        return mul_exp(c, rest.args[0])
+    return e
 
 
 def _log_beyond_range(b: sp.Expr, linear: bool) -> sp.Expr | None:

@@ -2370,35 +2370,65 @@ CASES: tuple[Case, ...] = (
         {x: (100.0, -100.0), y: (95.0, 98.0)},
     ),
     # One factor overflows, the other flushes: cosh(x)*exp(-y) at x = y = 100 is inf*0, the
-    # truth 1/2; at x = 95, y = 120 it is 6.9e-12.
+    # truth 1/2; at x = 95, y = 120 it is 6.9e-12. exp(u - log(2)) as mul_exp(1/2, u), which
+    # SymPy does not fold into exp(u)/2: at x = 89, y = 2.7e-23 exp(u) overflows, the whole
+    # is 2.2e38.
     Case(
         "product_past_its_factors",
         sp.cosh(x) * sp.exp(-y),
         sp.Piecewise(
             (
-                sp.exp(-y + sp.Abs(x) + softplus(-2 * sp.Abs(x))) / 2,
+                mul_exp(sp.Rational(1, 2), -y + sp.Abs(x) + softplus(-2 * sp.Abs(x))),
                 (sp.cosh(x) > DTYPE_MAX) | (sp.exp(-y) < DTYPE_TINY) | (sp.exp(-y) > DTYPE_MAX),
             ),
             (sp.cosh(x) * sp.exp(-y), True),
         ),
-        {x: (100.0, 95.0), y: (100.0, 120.0)},
+        {x: (100.0, 95.0, 89.0), y: (100.0, 120.0, 2.7e-23)},
         label="flushes",
     ),
-    # Bases of either sign: only where both are positive (expm1(x)/expm1(y) at x = 100,
-    # y = -5 overflows to -inf, rightly, where log(expm1(y)) is NaN). At x = 100, y = 99 it
-    # is inf/inf, the truth e.
+    # Bases of either sign, expm1(u) and sinh(u): sign(u) times exp of log|b|, u + log1mexp(u)
+    # for u > 0 and log1mexp(-u) below. expm1(x)/expm1(y) at x = 100, y = 99 is inf/inf, the
+    # truth e; at x = 100, y = -5 it overflows to -inf, rightly.
     Case(
         "product_past_its_factors",
         expm1(x) / expm1(y),
         sp.Piecewise(
             (
-                sp.exp(x - y + log1mexp(x) - log1mexp(y)),
-                (expm1(x) > 0) & (expm1(y) > 0) & ((expm1(x) > DTYPE_MAX) | (expm1(y) > DTYPE_MAX)),
+                sp.exp(
+                    sp.Piecewise((x + log1mexp(x), x > 0), (log1mexp(-x), True))
+                    - sp.Piecewise((y + log1mexp(y), y > 0), (log1mexp(-y), True))
+                )
+                * sp.sign(x)
+                / sp.sign(y),
+                (sp.Abs(expm1(x)) > DTYPE_MAX) | (sp.Abs(expm1(y)) > DTYPE_MAX),
             ),
             (expm1(x) / expm1(y), True),
         ),
         {x: (100.0, 100.0), y: (99.0, 95.0)},
         label="signed",
+    ),
+    # sinh's log|sinh(u)| = |u| - log(2) + log1mexp(2*|u|): cosh(x)/cosh(y)'s slope in y,
+    # -cosh(x)*sinh(y)/cosh(y)**2, at x = -92, y = -5 is -inf*(-74)/5507, the truth 6.1e37.
+    Case(
+        "product_past_its_factors",
+        -sp.cosh(x) * sp.sinh(y) / sp.cosh(y) ** 2,
+        sp.Piecewise(
+            (
+                -sp.exp(
+                    sp.Abs(x)
+                    - sp.Abs(y)
+                    + log1mexp(2 * sp.Abs(y))
+                    + softplus(-2 * sp.Abs(x))
+                    - 2 * softplus(-2 * sp.Abs(y))
+                )
+                * sp.sign(y),
+                (sp.cosh(x) > DTYPE_MAX) | (sp.cosh(y) > DTYPE_MAX) | (sp.Abs(sp.sinh(y)) > DTYPE_MAX),
+            ),
+            (-sp.cosh(x) * sp.sinh(y) / sp.cosh(y) ** 2, True),
+        ),
+        {x: (-92.0, 95.0), y: (-5.0, 10.0)},
+        label="sinh",
+        good_bits=7,  # exp rounds its argument, 87 at the first point
     ),
     # sigmoid(-100) flushes to 0 in float32; sigmoid(-100)**0.5 is 1.9e-22.
     Case(
