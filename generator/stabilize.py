@@ -3355,11 +3355,12 @@ def _power_past_its_base(node: sp.Expr) -> sp.Expr | None:
 
 def _product_past_its_factors(node: sp.Expr) -> sp.Expr | None:
     """r*b1**k1*b2**k2*... = r*exp(k1*log(b1) + k2*log(b2) + ...) where a function b_i over- or
-    underflows and all are positive, for two such factors or more (k_i numbers) in two inputs
-    or more: one brings back what the other loses (cosh(x)/cosh(y) at x = 100, y = 95 is
-    inf/inf, the truth 148; cosh(x)*exp(-y) at x = y = 100 is inf*0, the truth 1/2). Each
-    log as the rules write it without b_i (x + log1mexp(x); cosh's linear, see
-    _log_of_positive), r the other factors. Elsewhere the product as it is: exp rounds its
+    underflows, for two such factors or more (k_i numbers) in two inputs or more: one brings
+    back what the other loses (cosh(x)/cosh(y) at x = 100, y = 95 is inf/inf, the truth 148;
+    cosh(x)*exp(-y) at x = y = 100 is inf*0, the truth 1/2). Each log as the rules write it
+    without b_i (x + log1mexp(x); cosh's linear, see _log_of_positive), there where all b_i
+    are positive; sinh(u) and expm1(u) to an integer power, of u's sign, as sign(u)**k and
+    log|b_i|. r is the other factors. Elsewhere the product as it is: exp rounds its
     argument, where the product does not."""
     if not isinstance(node, sp.Mul) or _holds_where(node):
         return None
@@ -3369,7 +3370,7 @@ def _product_past_its_factors(node: sp.Expr) -> sp.Expr | None:
         b, k = (factor, sp.Integer(1)) if isinstance(factor, sp.exp) else factor.as_base_exp()
         if not (k.is_number and k.is_real):
             rest.append(factor)
-        elif isinstance(b, (sp.sinh, expm1)) and k.is_Integer and _log_beyond_range(b, linear=True) is not None:
+        elif isinstance(b, (sp.sinh, expm1)) and k.is_Integer and b.free_symbols and any(_range_left(b)):
             # Of u's sign: sign(u)**k*exp(k*log|b|), for either sign (-cosh(x)*sinh(y)/cosh(y)**2,
             # cosh(x)/cosh(y)'s slope in y, at x = -92, y = -1.2e-13 is 5.2e26; expm1(x)*exp(y)/
             # expm1(y)**2 at x = 2e6, y = -92 is inf, where the product was inf*0 = NaN).

@@ -150,6 +150,9 @@ def _tf_functions(tf):
         sp.erfc: tf.math.erfc,
         sp.Abs: tf.math.abs,
         sp.sign: tf.math.sign,
+        # SymPy writes atan2(0, w) as pi*(1 - Heaviside(w)) (fuzz seed 145); Heaviside(0) is
+        # its second argument, 1/2 by default.
+        sp.Heaviside: lambda u, at_zero=0.5: tf.where(u > 0, tf.ones_like(u), tf.where(u < 0, tf.zeros_like(u), at_zero * tf.ones_like(u))),
         # lgamma has no textbook form but itself; its derivatives are SymPy's polygamma.
         lgamma: tf.math.lgamma,
         sp.polygamma: tf.math.polygamma,
