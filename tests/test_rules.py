@@ -3068,6 +3068,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_past_its_base", (x * y) ** sp.Rational(1, 4)),  # no function: root_of_product's
     ("product_past_its_factors", x * sp.cosh(y)),  # one function that leaves the range
     ("product_past_its_factors", sp.cosh(x) * sp.tanh(y)),  # tanh stays within it
+    ("product_past_its_factors", sp.exp(x) * sp.exp(-y)),  # exp(x - y) expanded: exps alone
+    ("power_past_its_base", softplus(x) ** softplus(0)),  # sized by value, not compared (TypeError)
     ("power_of_one_plus_less_one", (1 + x) ** y - 2),
     ("power_of_one_plus_less_one", (2 + x) ** y - 1),
     ("power_of_one_plus", (2 + x) ** 10),
