@@ -1633,22 +1633,34 @@ def _log_without(u: sp.Expr, flushes: bool) -> sp.Expr | None:
         # y**y does not flush (it is above 0.69 where real), and the rules make a where of
         # it, which a condition on u would then hold.
         return None
-    log_u = optimize(_log_abs_product(u) if isinstance(u, (sp.Mul, sp.Pow, sp.exp)) else _log_abs(u))[0]
     # u may stay in a where's last branch, taken where u does not flush (log(softplus(u))
     # for u >= -20).
-    if _without_fallbacks(log_u).has(u):
+    log_u = _log_written_without(u, _log_abs_product(u) if isinstance(u, (sp.Mul, sp.Pow, sp.exp)) else _log_abs(u))
+    if log_u is None:
         return None
     # And u must pass the bound somewhere: cosh(y) (whose log is logcosh) and
     # sigmoid(softplus(y)) never come below 1/2, and a where never taken would cost a log and a where.
+    sizes = abs(_on_the_grid(u))
+    passes = sizes < float(LGAMMA_SHIFT_BELOW) if flushes else sizes > LOG_WITHOUT_ABOVE
+    return log_u if passes.any() else None
+
+
+def _log_written_without(u: sp.Expr, log_u: sp.Expr) -> sp.Expr | None:
+    """log_u, a log of u, as the rules write it; None where u stays in it outside the last
+    branch of a where."""
+    log_u = optimize(log_u)[0]
+    return None if _without_fallbacks(log_u).has(u) else log_u
+
+
+def _on_the_grid(u: sp.Expr) -> object:
+    """u's values in float64 at the judge's grid points in u's own inputs (a NumPy array)."""
     import numpy as np
 
     from generator import judge
 
     symbols = tuple(sorted(u.free_symbols, key=lambda s: s.name))
     with np.errstate(all="ignore"):
-        sizes = np.abs(judge.evaluate(u, symbols, judge.sample_points(len(symbols)), np.float64))
-    passes = sizes < float(LGAMMA_SHIFT_BELOW) if flushes else sizes > LOG_WITHOUT_ABOVE
-    return log_u if passes.any() else None
+        return judge.evaluate(u, symbols, judge.sample_points(len(symbols)), np.float64)
 
 
 def _softplus_less_exp(node: sp.Expr) -> sp.Expr | None:
@@ -3409,8 +3421,13 @@ def _log_abs_of_signed(b: sp.Expr) -> sp.Expr:
     and u + log1mexp(u) for u > 0, log1mexp(-u) below (-expm1(u) is 1 - exp(u))."""
     u = b.args[0]
     if isinstance(b, sp.sinh):
-        return sp.Abs(u) - sp.log(2) + log1mexp(2 * sp.Abs(u))
+        return _log_sinh(sp.Abs(u))
     return sp.Piecewise((u + log1mexp(u), u > 0), (log1mexp(-u), True))
+
+
+def _log_sinh(v: sp.Expr) -> sp.Expr:
+    """log(sinh(v)) = v - log(2) + log1mexp(2*v) for v > 0."""
+    return v - sp.log(2) + log1mexp(2 * v)
 
 
 def _exp_whole(u: sp.Expr) -> sp.Expr:
@@ -3446,14 +3463,8 @@ def _beyond_range(b: sp.Expr) -> sp.Expr:
 def _range_left(b: sp.Expr) -> tuple[bool, bool]:
     """Whether b, evaluated in float64 on the judge's grid, comes above float32's largest
     value somewhere, and whether it comes between 0 and float32's smallest normal."""
-    import numpy as np
-
-    from generator import judge
-
-    symbols = tuple(sorted(b.free_symbols, key=lambda s: s.name))
-    with np.errstate(all="ignore"):
-        sizes = judge.evaluate(b, symbols, judge.sample_points(len(symbols)), np.float64)
-        return bool((sizes > float(DTYPE_MAX.args[0])).any()), bool(((sizes > 0) & (sizes < float(DTYPE_TINY.args[0]))).any())
+    values = _on_the_grid(b)
+    return bool((values > float(DTYPE_MAX.args[0])).any()), bool(((values > 0) & (values < float(DTYPE_TINY.args[0]))).any())
 
 
 @functools.lru_cache(maxsize=1024)
@@ -3471,13 +3482,11 @@ def _log_of_positive(b: sp.Expr, linear: bool = False) -> sp.Expr | None:
     power of cosh took mul_no_nan(|x| - log(2) + ..., 1/y), 0 at x = y = 3e38 where 1/y
     flushes, for logcosh(x)/y."""
     if isinstance(b, sp.sinh):
-        u = b.args[0]
-        return u - sp.log(2) + log1mexp(2 * u)
+        return _log_sinh(b.args[0])
     if linear and isinstance(b, sp.cosh):
         u = sp.Abs(b.args[0])
         return u - sp.log(2) + softplus(-2 * u)
-    log_b = optimize(_log_abs_product(b) if isinstance(b, (sp.Mul, sp.Pow)) else sp.log(b))[0]
-    return None if _without_fallbacks(log_b).has(b) else log_b
+    return _log_written_without(b, _log_abs_product(b) if isinstance(b, (sp.Mul, sp.Pow)) else sp.log(b))
 
 
 def _exp_sum_args(f: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
