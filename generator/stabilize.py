@@ -99,6 +99,8 @@ class Rule:
     # A variant also applied to the other variants' forms: its rewrite is independent of
     # theirs (a difference of squares inside multiply_no_nan's argument).
     stacks: bool = False
+    # A variant applied to the forms of these variants only.
+    stacks_on: tuple[str, ...] = ()
 
     def __call__(self, expr: sp.Expr) -> sp.Expr:
         walk = _top_down if self.top_down else _bottom_up
@@ -1489,7 +1491,8 @@ def _zero_branch(node: sp.Expr) -> sp.Expr | None:
 
 
 def _tanh_over_cosh(node: sp.Expr) -> sp.Expr | None:
-    """sinh(u)**a/cosh(u)**b = tanh(u)**a/cosh(u)**(b - a) for 1 <= a <= b: sinh and cosh
+    """sinh(u)**a/cosh(u)**b = tanh(u)**a/cosh(u)**(b - a) for 1 <= a <= b, and
+    cosh(u)**a/sinh(u)**a = 1/tanh(u)**a: sinh and cosh
     overflow together at |u| = 89, inf/inf (tanh(x/2)'' from its derivative 1/(2*cosh(x/2)**2)
     is -sinh(x/2)/(2*cosh(x/2)**3), NaN from x = 179 on); tanh stays within [-1, 1]."""
     if not isinstance(node, sp.Mul):
@@ -1499,11 +1502,16 @@ def _tanh_over_cosh(node: sp.Expr) -> sp.Expr | None:
         base, exp = f.as_base_exp()
         if isinstance(base, (sp.sinh, sp.cosh)) and exp.is_Integer:
             powers[(type(base), base.args[0])] = (f, int(exp))
-    for (kind, u), (sinh_power, a) in powers.items():
-        cosh_power, b = powers.get((sp.cosh, u), (None, 0))
-        if kind is sp.sinh and 1 <= a <= -b:
-            rest = sp.Mul(*(f for f in node.args if f is not sinh_power and f is not cosh_power))
-            return rest * sp.tanh(u) ** a * sp.cosh(u) ** (a + b)
+    for (kind, u), (power, a) in powers.items():
+        # (cosh(u)/sinh(u))**a as 1/tanh(u)**a: sqrt(sinh(x)*y)'s slope in x,
+        # sqrt(sinh(x)*y)*cosh(x)/(2*sinh(x)), was inf/inf from x = 89. Only a = b: with
+        # cosh(x)/sinh(x)**2 as 1/(tanh(x)*sinh(x)), x/sinh(x)'' lost its far-out regime
+        # (0 at x = 92, the truth 2e-38).
+        other = sp.cosh if kind is sp.sinh else sp.sinh
+        other_power, b = powers.get((other, u), (None, 0))
+        if 1 <= a <= -b and (kind is sp.sinh or a == -b):
+            rest = sp.Mul(*(f for f in node.args if f is not power and f is not other_power))
+            return rest * sp.tanh(u) ** (a if kind is sp.sinh else -a) * other(u) ** (a + b)
     return None
 
 
@@ -2368,7 +2376,11 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
     Rule("zero_branch", "r*where(c, 0, v) is 0*inf = NaN where r is inf on the zero branch; where(c, 0, r*v) is 0", _zero_branch),
-    Rule("tanh_over_cosh", "sinh(u)/cosh(u)**k is inf/inf for |u| > 89; tanh(u)/cosh(u)**(k-1) is not", _tanh_over_cosh),
+    Rule(
+        "tanh_over_cosh",
+        "sinh(u)/cosh(u)**k and cosh(u)/sinh(u) are inf/inf for |u| > 89; tanh(u)/cosh(u)**(k-1) and 1/tanh(u) are not",
+        _tanh_over_cosh,
+    ),
     Rule("exp_over_expm1_squared", "exp(u)/expm1(u)**2 is inf/inf where exp overflows", _exp_over_expm1_squared),
     Rule("softplus_reflection", "a*softplus(-u) + b*softplus(u) cancels for large a, b", _softplus_reflection),
     Rule("balance_ratio", "a**k/b**k overflows where a/b does not", _balance_ratio),
@@ -3409,7 +3421,7 @@ def _product_past_its_factors(node: sp.Expr) -> sp.Expr | None:
     # float32 values off under XLA at x = -6.06, y = 54.5).
     if all(isinstance(b, sp.exp) for b in bases):
         return None
-    far = sp.Mul(*rest) * _exp_whole(sp.Add(*logs))
+    far = _times_exp_whole(sp.Mul(*rest), sp.Add(*logs))
     if any(far.has(b) for b in bases):
         return None  # folded back, as in _power_past_its_base
     beyond = sp.Or(*(_beyond_range(b) for b in sizes))
@@ -3428,6 +3440,19 @@ def _log_abs_of_signed(b: sp.Expr) -> sp.Expr:
 def _log_sinh(v: sp.Expr) -> sp.Expr:
     """log(sinh(v)) = v - log(2) + log1mexp(2*v) for v > 0."""
     return v - sp.log(2) + log1mexp(2 * v)
+
+
+def _times_exp_whole(r: sp.Expr, u: sp.Expr) -> sp.Expr:
+    """r*exp(u), as _exp_whole writes exp(u), with r's factors of inputs (but signs) inside
+    mul_exp: r may bring back what exp(u) loses (cosh(x)/cosh(y)'s slope in y,
+    -exp(logcosh(x) - logcosh(y))*tanh(y), at x = -92, y = -1.2e-13 is inf*1.2e-13, the
+    truth 5.2e26)."""
+    inside = sp.Mul(*(f for f in sp.Mul.make_args(r) if f.free_symbols and f.as_base_exp()[0].func is not sp.sign))
+    if inside == 1:
+        return r * _exp_whole(u)
+    e = _exp_whole(u)
+    c, v = e.args if isinstance(e, mul_exp) else (sp.Integer(1), e.args[0])
+    return r / inside * mul_exp(c * inside, v)
 
 
 def _exp_whole(u: sp.Expr) -> sp.Expr:
@@ -4093,6 +4118,14 @@ def _no_nan_product(node: sp.Expr) -> sp.Expr | None:
     if found is None:
         return None
     coeff, decaying, rest = found
+    # With an irrational constant above 1 in size in r, a number below 1 goes inside too,
+    # where the printer writes the two as one number (and SymPy does not distribute it):
+    # pi*r inside and 1/4 outside is inf from r = float max/pi on, where the whole is a
+    # float (expm1(x)**(pi/4)' at x = 112, 1.25e38). Elsewhere the number stays out: moved
+    # in, its rounding tipped gelu_tanh's f' (sqrt(2/pi) inside) to a costlier form.
+    constant = rest.as_independent(*rest.free_symbols, as_Add=False)[0]
+    if abs(coeff) < 1 and not constant.is_Rational and _size(constant) > 1:
+        return mul_no_nan(coeff * rest, sp.Mul(*decaying))
     return coeff * mul_no_nan(rest, sp.Mul(*decaying))
 
 
@@ -5110,6 +5143,9 @@ VARIANTS: tuple[Rule, ...] = (
         "half_argument",
         "cosh(u) and sinh(u) from exp(u) overflow for 88.7 < |u| < 89.4, and cosh(a) - cosh(b), cos(a) - cos(b) round near 0; 1 + 2*sinh(u/2)**2, 2*sinh(u/2)*cosh(u/2), 1 - 2*sin(u/2)**2 do not",
         _half_argument,
+        # The two keep b in their conditions and their last branch: cosh(x) there overflows
+        # from x = 88.7 (cosh(x)/cosh(y)'s slope in y, as mul_exp, had the band wrong).
+        stacks_on=("power_past_its_base", "product_past_its_factors"),
     ),
 )
 
@@ -5190,8 +5226,10 @@ def variants(expr: sp.Expr) -> list[tuple[sp.Expr, tuple[str, ...]]]:
     # the stacking rules that apply, 716 forms of one slope of hypot(softplus(acos(x)),
     # expm1(x**x)), whose generation took 35 s. At most VARIANTS_MAX in all, the first found.
     for rule in VARIANTS:
-        if rule.stacks:
+        if rule.stacks or rule.stacks_on:
             for variant, names in list(found):
+                if not rule.stacks and not set(rule.stacks_on) & set(names):
+                    continue
                 if len(found) >= VARIANTS_MAX:
                     return found
                 again = rule(variant)

@@ -2531,8 +2531,14 @@ _Y = sp.Symbol("y", real=True)
         # expm1(x) overflows from x = 88.7, its power from 113: f was inf between (2.3e30 at
         # x = 89), its slopes b**w/b*exp(x) inf/inf = NaN from 89 on, beyond 113 too. There
         # exp(w*(x + log1mexp(x))), whose rounded argument (about 70) costs up to 6 bits.
-        # (Not at 112: there f' is pi*(...)*f/4, and pi*f overflows first.)
-        ("expm1(x)**(pi/4)", (sp.exp(_X) - 1) ** (sp.pi / 4), [_X], [(89.0,), (95.0,), (100.0,), (110.0,), (120.0,), (3.0,)]),
+        # At 112 f' is 1.25e38 and at 6.5e-33 f'' is -2.1e38: the module computed pi*(...)
+        # inside mul_no_nan and /4 outside it, inf from float max/pi.
+        (
+            "expm1(x)**(pi/4)",
+            (sp.exp(_X) - 1) ** (sp.pi / 4),
+            [_X],
+            [(89.0,), (95.0,), (100.0,), (110.0,), (112.0,), (120.0,), (3.0,), (6.5e-33,)],
+        ),
         # An input's power: cosh(x)**y at x = 100, y = 1/2 was inf**0.5, its slope in y inf*100.
         ("cosh(x)**y", sp.cosh(_X) ** _Y, [_X, _Y], [(100.0, 0.5), (-95.0, 0.25), (2.0, 3.0)]),
         # Where the base flushes: erfc(11) is 0 in float32, its root 1.2e-27.
@@ -2552,8 +2558,14 @@ def test_power_of_a_function_beyond_its_range(load_module, text, truth, symbols,
     [
         # Both overflow and their quotient is a float: inf/inf was NaN (cosh(x)/cosh(y) was
         # 78% within 3 bits over the judge's grid at every order, 99.2% or more now).
-        # Its slope in y, -cosh(x)*sinh(y)/cosh(y)**2, at x = -92, y = -5: inf*(-74)/5507.
-        ("cosh(x)/cosh(y)", sp.cosh(_X) / sp.cosh(_Y), [(100.0, 95.0), (-100.0, 98.0), (95.0, 100.0), (-92.0, -5.0), (3.0, 2.0)]),
+        # Its slope in y, -cosh(x)*sinh(y)/cosh(y)**2, at x = -92, y = -5: inf*(-74)/5507;
+        # at y = -1.2e-13, -exp(logcosh(x) - logcosh(y))*tanh(y) was inf*1.2e-13 (the truth
+        # 5.2e26), tanh(y) outside the exp.
+        (
+            "cosh(x)/cosh(y)",
+            sp.cosh(_X) / sp.cosh(_Y),
+            [(100.0, 95.0), (-100.0, 98.0), (95.0, 100.0), (-92.0, -5.0), (-92.0, -1.1583232e-13), (3.0, 2.0)],
+        ),
         # One overflows where the other flushes: inf*0.
         ("cosh(x)*exp(-y)", sp.cosh(_X) * sp.exp(-_Y), [(100.0, 100.0), (95.0, 120.0), (-120.0, 100.0), (3.0, 2.0)]),
         # Of either sign: at x = 2e6, y = -92 the slope in y, -expm1(x)*exp(y)/expm1(y)**2, was
@@ -2567,3 +2579,13 @@ def test_product_of_functions_beyond_their_range(load_module, text, truth, point
     indices = [(), (0,), (1,), (0, 0), (0, 1), (1, 1)]
     # exp rounds its argument: 4 bits at an argument of 87.
     _partials_match(fn, truth, [_X, _Y], points, indices, rel=4e-6)
+
+
+def test_root_of_sinh_times_an_input_far_out(load_module) -> None:
+    # d/dx sqrt(sinh(x)*y) is sqrt(sinh(x)*y)*cosh(x)/(2*sinh(x)): from x = 89 cosh/sinh was
+    # inf/inf = NaN, also where the truth is a float (2.6e21 at x = 100, y = 3) and where it
+    # overflows (x = 200); 61% of the judge's grid within 3 bits, 100% as f/(2*tanh(x)).
+    fn = load_module("sqrt(sinh(x)*y)", "root_sinh", ["x", "y"]).root_sinh
+    truth = sp.sqrt(sp.sinh(_X) * _Y)
+    points = [(100.0, 3.0), (-150.0, -2.0), (-95.0, -1e-30), (200.0, 1.0), (1.0, 2.0), (-0.5, -3.0)]
+    _partials_match(fn, truth, [_X, _Y], points, [(), (0,), (1,), (0, 0), (0, 1), (1, 1)], rel=1e-5)

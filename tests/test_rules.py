@@ -2105,6 +2105,15 @@ CASES: tuple[Case, ...] = (
         sp.tanh(x) / sp.cosh(x) ** 2,
         {x: (100.0, -100.0)},
     ),
+    # Its mirror: sqrt(sinh(x)*y)'s slope in x has cosh(x)/sinh(x) (inf/inf from x = 89); the
+    # truth is +-y.
+    Case(
+        "tanh_over_cosh",
+        y * sp.cosh(x) / sp.sinh(x),
+        y / sp.tanh(x),
+        {x: (100.0, -95.0), y: (3.0, 0.5)},
+        label="coth",
+    ),
     # expm1(x)**2 overflows at x = 50 and 60 (2.7e43, 1.3e52): its reciprocal is 0 and so is the
     # product; the truth is about exp(-x), 1.9e-22 and 8.8e-27.
     Case(
@@ -3027,6 +3036,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # sinh**2/cosh grows like cosh: no tanh form keeps it finite. Different arguments do not cancel.
     ("tanh_over_cosh", sp.sinh(x) ** 2 / sp.cosh(x)),
     ("tanh_over_cosh", sp.sinh(x) / sp.cosh(y) ** 2),
+    ("tanh_over_cosh", sp.cosh(x) ** 2 / sp.sinh(x)),  # grows like cosh, as above
+    # 1/(tanh(x)*sinh(x)) took x/sinh(x)'' off its far-out regime.
+    ("tanh_over_cosh", sp.cosh(x) / sp.sinh(x) ** 2),
     ("exp_over_expm1_squared", sp.exp(x) / expm1(2 * x) ** 2),
     ("softplus_reflection", softplus(-x) + softplus(y)),
     ("balance_ratio", x / y**2),
@@ -3532,6 +3544,18 @@ def test_rational_far_leaves_symbolic_exponents_alone() -> None:
         expr
     )  # y**y stays a factor beside the quotient
     assert (naive(result) - expr).subs(y, 3).evalf() == 0
+
+
+def test_no_nan_product_keeps_a_number_with_an_irrational_constant() -> None:
+    # pi/4*r*exp(-y): with pi inside mul_no_nan and 1/4 outside, pi*r overflows from float
+    # max/pi where the whole is a float (expm1(x)**(pi/4)' at x = 112 was inf, the truth
+    # 1.25e38). The printer writes pi/4 as one number.
+    expr = sp.pi * x * sp.exp(-y) / 4
+    result = RULE_BY_NAME["no_nan_product"](expr)
+    assert result == mul_no_nan(sp.pi * x / 4, sp.exp(-y))
+    points = np.array([[3e38], [0.25]])
+    truth = judge.reference(expr, (x, y), points)
+    assert judge.bits_of_error(judge.evaluate32(result, (x, y), points), truth)[0] <= GOOD_BITS
 
 
 def test_hypot_ratio_removes_the_leg_by_equality() -> None:
