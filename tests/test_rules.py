@@ -2105,6 +2105,16 @@ CASES: tuple[Case, ...] = (
         sp.tanh(x) / sp.cosh(x) ** 2,
         {x: (100.0, -100.0)},
     ),
+    # With a power's integer part: sinh(x)**y's slope y*sinh(x)**(y - 1)*cosh(x) is 0*inf at
+    # x = 95, y = 1/2 (the truth 1.5e20); y*sinh(x)**y/tanh(x), its power then past its base,
+    # is not.
+    Case(
+        "tanh_over_cosh_power",
+        y * sp.sinh(x) ** (y - 1) * sp.cosh(x),
+        y * sp.sinh(x) ** y / sp.tanh(x),
+        {x: (95.0, 100.0), y: (0.5, 0.25)},
+        then=("power_past_its_base",),
+    ),
     # Its mirror: sqrt(sinh(x)*y)'s slope in x has cosh(x)/sinh(x) (inf/inf from x = 89); the
     # truth is +-y.
     Case(
@@ -3037,6 +3047,7 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("tanh_over_cosh", sp.sinh(x) ** 2 / sp.cosh(x)),
     ("tanh_over_cosh", sp.sinh(x) / sp.cosh(y) ** 2),
     ("tanh_over_cosh", sp.cosh(x) ** 2 / sp.sinh(x)),  # grows like cosh, as above
+    ("tanh_over_cosh_power", sp.sinh(x) / sp.cosh(x) ** 2),  # integer powers: the rule's own
     # 1/(tanh(x)*sinh(x)) took x/sinh(x)'' off its far-out regime.
     ("tanh_over_cosh", sp.cosh(x) / sp.sinh(x) ** 2),
     ("exp_over_expm1_squared", sp.exp(x) / expm1(2 * x) ** 2),
