@@ -1503,7 +1503,7 @@ def _tanh_over_cosh(node: sp.Expr, split: bool = False) -> sp.Expr | None:
         base, exp = f.as_base_exp()
         # `split`: also the integer part of an exponent (cosh(x)**(1/y - 1) as
         # cosh(x)**(1/y)/cosh(x)). A variant: sinh(x)**y's slope y*sinh(x)**(y - 1)*cosh(x)
-        # is 0*inf at x = -88, y = 2, and y*sinh(x)**y/tanh(x) is not (within 3 bits on the
+        # is 0*inf at x = -100, y = -2, and y*sinh(x)**y/tanh(x) is not (within 3 bits on the
         # judge's grid 88% -> 99%); but cosh(x)**(1/y)'s curvature from its tanh form,
         # (1/y - tanh(x)**2/y + ...)*f, cancels far out.
         k, w = exp.as_coeff_Add() if split else (exp, sp.Integer(0))
@@ -3368,7 +3368,8 @@ def _power_past_its_base(node: sp.Expr, near_one: bool = False) -> sp.Expr | Non
     slope's b**w/b*exp(x) inf/inf; sqrt(erfc(x)) at x = 10 is 4.6e-23, where erfc holds 2
     subnormal ulps). log(b) as the rules write it without b (x + log1mexp(x), logcosh(x)).
     Elsewhere the power as it is: exp rounds its argument, |w*log(b)| ulps of it, where pow
-    does not. Only for a b that leaves the float32 range on the judge's grid (in float64)."""
+    does not. Only for a b that leaves the float32 range on the judge's grid (in float64).
+    `near_one` (the variant power_near_one): for an input's power, also where |log(b)| < 1."""
     if not isinstance(node, sp.Pow) or node.exp.is_Integer or _holds_where(node):
         return None
     b, w = node.args
@@ -3389,8 +3390,8 @@ def _power_past_its_base(node: sp.Expr, near_one: bool = False) -> sp.Expr | Non
         if not w.free_symbols:
             return None
         # An input for exponent may be large: b rounded costs |w| ulps of the power, log(b)
-        # rounded |w*log(b)| ulps, fewer where |log(b)| < 1 (cosh(x)**y at x = -3e-7,
-        # y = 1.5e27 was 1, cosh(x) rounded to 1; the truth, exp(y*x**2/2), overflows). But
+        # rounded |w*log(b)| ulps, fewer where |log(b)| < 1 (cosh(x)**y at x = 1e-4, y = 1e9
+        # was 1, cosh(x) rounded to 1; the truth, exp(y*x**2/2), is e**5). But
         # only where log(b) is written without cancelling there (logcosh is; sinh's
         # x - log(2) + log1mexp(2*x) is not): a variant of its own, the judge's to take. Not
         # at b = 1, where 1**w is 1 even for an infinite w.
@@ -4854,7 +4855,7 @@ VARIANTS: tuple[Rule, ...] = (
     ),
     Rule(
         "power_near_one",
-        "b**w, w an input, costs |w| ulps where b rounds near 1 (cosh(x)**y at x = 3e-7); exp(w*log(b)) there and beyond b's range, log(b) without b, does not",
+        "b**w, w an input, costs |w| ulps where b rounds near 1 (cosh(x)**y at x = 1e-4); exp(w*log(b)) there and beyond b's range, log(b) without b, does not",
         functools.partial(_power_past_its_base, near_one=True),
     ),
     Rule(
@@ -5174,7 +5175,7 @@ VARIANTS: tuple[Rule, ...] = (
         "half_argument",
         "cosh(u) and sinh(u) from exp(u) overflow for 88.7 < |u| < 89.4, and cosh(a) - cosh(b), cos(a) - cos(b) round near 0; 1 + 2*sinh(u/2)**2, 2*sinh(u/2)*cosh(u/2), 1 - 2*sin(u/2)**2 do not",
         _half_argument,
-        # The two keep b in their conditions and their last branch: cosh(x) there overflows
+        # These keep b in their conditions and their last branch: cosh(x) there overflows
         # from x = 88.7 (cosh(x)/cosh(y)'s slope in y, as mul_exp, had the band wrong).
         stacks_on=("power_past_its_base", "power_near_one", "product_past_its_factors"),
     ),
