@@ -1976,7 +1976,13 @@ def float_constants(expr: sp.Expr) -> sp.Expr:
 def _as_float(number: sp.Expr) -> sp.Expr | None:
     if not number.is_number or number.is_Rational or number.is_Float or number.is_Atom:
         return None
-    return sp.Float(prim.numeric(number), 20) if number.is_real else number
+    try:
+        real = number.is_real
+    except (AttributeError, TypeError, ValueError):
+        # SymPy evaluates hypot(0, asin(10)) with mpmath's real hypot, which has no complex
+        # argument (AttributeError 'mpc', fuzz seed 151): not a real number.
+        real = False
+    return sp.Float(prim.numeric(number), 20) if real else number
 
 
 def _one_coefficient(product: sp.Expr) -> sp.Expr | None:
