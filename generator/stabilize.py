@@ -237,6 +237,11 @@ def _log_of_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
     log-likelihood log(0.3*exp(-x**2/2) + 0.7*exp(-(x - 3)**2/2)) was -inf beyond x = 16,
     where both terms underflow (the truth is about -85 at x = 16)."""
     argument = _log_argument(node)
+    if argument is None or not argument.free_symbols:
+        # A constant is a number in the module. SymPy's Piecewise of two constant forms
+        # compared them, log1p(softplus(e)) = log(2 + exp(e)) with weights, through nested
+        # as_real_imag for over 120 s (fuzz seed 151).
+        return None
     if isinstance(argument, sp.Mul):
         scale, total = argument.as_independent(*argument.free_symbols, as_Add=False)
         if not (isinstance(total, sp.Add) and scale.is_positive):
