@@ -2541,6 +2541,7 @@ _Y = sp.Symbol("y", real=True)
         ),
         # An input's power: cosh(x)**y at x = 100, y = 1/2 was inf**0.5, its slope in y inf*100.
         ("cosh(x)**y", sp.cosh(_X) ** _Y, [_X, _Y], [(100.0, 0.5), (-95.0, 0.25), (2.0, 3.0)]),
+        # sinh(x)**y beyond sinh's range, its slope in x as y*sinh(x)**y/tanh(x) there too.
         ("sinh(x)**y", sp.sinh(_X) ** _Y, [_X, _Y], [(95.0, 0.5), (100.0, 0.25), (89.0, -0.5), (2.0, 3.0)]),
         # Where the base flushes: erfc(11) is 0 in float32, its root 1.2e-27.
         ("sqrt(erfc(x))", sp.sqrt(sp.erfc(_X)), [_X], [(10.0,), (11.0,), (1.0,)]),

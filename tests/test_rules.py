@@ -3064,8 +3064,8 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("tanh_over_cosh", sp.sinh(x) ** 2 / sp.cosh(x)),
     ("tanh_over_cosh", sp.sinh(x) / sp.cosh(y) ** 2),
     ("tanh_over_cosh", sp.cosh(x) ** 2 / sp.sinh(x)),  # grows like cosh, as above
-    ("tanh_over_cosh_power", sp.sinh(x) / sp.cosh(x) ** 2),
-    ("power_near_one", sp.cosh(x) ** (sp.Rational(1, 3))),  # a number for exponent: no large one  # integer powers: the rule's own
+    ("tanh_over_cosh_power", sp.sinh(x) / sp.cosh(x) ** 2),  # integer powers: the rule's own
+    ("power_near_one", sp.cosh(x) ** (sp.Rational(1, 3))),  # a number for exponent: no large one
     # 1/(tanh(x)*sinh(x)) took x/sinh(x)'' off its far-out regime.
     ("tanh_over_cosh", sp.cosh(x) / sp.sinh(x) ** 2),
     ("exp_over_expm1_squared", sp.exp(x) / expm1(2 * x) ** 2),
