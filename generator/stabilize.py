@@ -676,15 +676,25 @@ def _beside_one(node: sp.Expr, one: int, match: Callable[[sp.Expr], bool]) -> tu
     return None
 
 
-def _less_its_coefficient(node: sp.Expr) -> Iterator[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+def _less_its_coefficient(node: sp.Expr, inputs: bool = False) -> Iterator[tuple[sp.Expr, sp.Expr, sp.Expr]]:
     """(c, e, rest) for each term c*e of a sum, c a nonzero number, beside which the sum has
-    -c: node = c*e - c + rest, the shape of a difference from 1 that SymPy distributes."""
+    -c: node = c*e - c + rest, the shape of a difference from 1 that SymPy distributes.
+    With `inputs`, c may also be a product of inputs that e does not hold, e one factor of
+    the term: there c may be as large as e's difference from 1 is small (y*tanh(x)**2 - y at
+    x = 12, y = 1e10), where a c of e's own inputs is not (x**2*tanh(x)**2 - x**2, in the
+    Langevin function's slope over a common denominator: x**2/cosh(x)**2 is negligible
+    where tanh(x) rounds to 1, and its form rounded 6.7 ulps off at x = 2, not 4)."""
     if not isinstance(node, sp.Add):
         return
     for term in node.args:
         c, e = term.as_coeff_Mul()
         if c != 0 and -c in node.args:
             yield c, e, sp.Add(*(t for t in node.args if t is not term and t != -c))
+        elif inputs and isinstance(term, sp.Mul):
+            for e in term.args:
+                c = term / e
+                if not c.is_number and -c in node.args and not c.free_symbols & e.free_symbols:
+                    yield c, e, sp.Add(*(t for t in node.args if t is not term and t != -c))
 
 
 def _exp_minus_one(node: sp.Expr) -> sp.Expr | None:
@@ -1475,8 +1485,10 @@ def _sigmoid_difference(node: sp.Expr) -> sp.Expr | None:
 def _one_minus_tanh_squared(node: sp.Expr) -> sp.Expr | None:
     """c - c*tanh(u)**2 = c/cosh(u)**2, which does not round to 0 for |u| > 9; also
     c*tanh(u)**2 - c, as in 1/tanh(x)'s slope (tanh(x)**2 - 1)/tanh(x)**2, which lost 4-6
-    bits for 3 < |x| < 10 in the Langevin function's 1/x**2 - 1/sinh(x)**2."""
-    for c, e, rest in _less_its_coefficient(node):
+    bits for 3 < |x| < 10 in the Langevin function's 1/x**2 - 1/sinh(x)**2. c may hold
+    inputs: tanh(x)**y's curvature in x has y*tanh(x)**2 - y, 0 from x = 9 where the truth
+    is -4*y*exp(-2*x) (1e10*tanh(x)**2 - 1e10 at x = 12 is 0, the truth -1.5)."""
+    for c, e, rest in _less_its_coefficient(node, inputs=True):
         if isinstance(e, sp.Pow) and isinstance(e.base, sp.tanh) and e.exp == 2:
             return rest - c * sp.cosh(e.base.args[0]) ** -2
     return None
@@ -1517,6 +1529,18 @@ def _tanh_over_cosh(node: sp.Expr, split: bool = False) -> sp.Expr | None:
             kept[f] = base**w
     if split and all(p == 1 for p in kept.values()):
         return None  # the rule's own
+    if not split:
+        # cosh(u)**w*sinh(u)**-w as 1/tanh(u)**w, sinh(u)**w*cosh(u)**-w as tanh(u)**w, for
+        # any w: coth(x)**y's parts overflow together from |x| = 89 (inf*0, or inf/inf in its
+        # slopes). Where sinh(u) < 0 the power is real only for an integer w, and then the
+        # two agree.
+        for f in node.args:
+            base, w = f.as_base_exp()
+            if isinstance(base, sp.cosh) and not w.is_number:
+                mirror = sp.sinh(base.args[0]) ** -w
+                if mirror in node.args:
+                    rest = sp.Mul(*(g for g in node.args if g not in (f, mirror)))
+                    return rest * sp.tanh(base.args[0]) ** -w
     for (kind, u), (power, a) in powers.items():
         # (cosh(u)/sinh(u))**a as 1/tanh(u)**a: sqrt(sinh(x)*y)'s slope in x,
         # sqrt(sinh(x)*y)*cosh(x)/(2*sinh(x)), was inf/inf from x = 89. Only a = b: with
@@ -3375,6 +3399,8 @@ def _power_past_its_base(node: sp.Expr, near_one: bool = False) -> sp.Expr | Non
     Elsewhere the power as it is: exp rounds its argument, |w*log(b)| ulps of it, where pow
     does not. Only for a b that leaves the float32 range on the judge's grid (in float64).
     `near_one` (the variant power_near_one): for an input's power, also where |log(b)| < 1."""
+    if near_one and isinstance(node, sp.Mul):
+        return _times_power_near_one(node)
     if not isinstance(node, sp.Pow) or node.exp.is_Integer or _holds_where(node):
         return None
     b, w = node.args
@@ -3385,6 +3411,11 @@ def _power_past_its_base(node: sp.Expr, near_one: bool = False) -> sp.Expr | Non
     elif not w.free_symbols:
         return None
     log_b = _log_beyond_range(b, linear=False)
+    if log_b is None and near_one and w.free_symbols and any(f.free_symbols for f in b.atoms(sp.Function)):
+        # A base that stays in range but rounds to 1, where its log is written without it:
+        # tanh(x) from x = 9 (log1mexp(2*x) - softplus(-2*x)). tanh(x)**-y at x = 30,
+        # y = 1e36 was 1; the truth, exp(2*y*exp(-60)), overflows.
+        log_b = _log_of_positive(b)
     if log_b is None:
         return None
     far = _exp_whole(w * log_b)
@@ -3402,6 +3433,21 @@ def _power_past_its_base(node: sp.Expr, near_one: bool = False) -> sp.Expr | Non
         # at b = 1, where 1**w is 1 even for an infinite w.
         beyond = beyond | ((sp.Abs(log_b) < 1) & sp.Ne(log_b, 0))
     return sp.Piecewise((far, beyond), (node, True))
+
+
+def _times_power_near_one(node: sp.Expr) -> sp.Expr | None:
+    """r*where(c, exp(w*log(b)), b**w) = where(c, r*exp(w*log(b)), r*b**w), r's factors of
+    inputs inside mul_exp (_times_exp_whole): SymPy multiplies the where last, and r may
+    overflow where the power flushes (tanh(x)**y's curvature in x, y*(1 + tanh(x)**2 -
+    y/cosh(x)**2)*tanh(x)**(y - 2), at x = 0.5, y = 1e36 is -inf*0 = NaN, the truth 0)."""
+    for p in node.args:
+        if not (isinstance(p, sp.Piecewise) and len(p.args) == 2 and p.args[1].cond == sp.true):
+            continue
+        (far, near), (power, _) = p.args
+        if isinstance(far, sp.exp) and isinstance(power, sp.Pow) and power.exp.free_symbols:
+            rest = sp.Mul(*(f for f in node.args if f is not p))
+            return sp.Piecewise((_times_exp_whole(rest, far.args[0]), near), (rest * power, True))
+    return None
 
 
 def _product_past_its_factors(node: sp.Expr) -> sp.Expr | None:
@@ -4862,6 +4908,10 @@ VARIANTS: tuple[Rule, ...] = (
         "power_near_one",
         "b**w, w an input, costs |w| ulps where b rounds near 1 (cosh(x)**y at x = 1e-4); exp(w*log(b)) there and beyond b's range, log(b) without b, does not",
         functools.partial(_power_past_its_base, near_one=True),
+        # And inside multiply_no_nan: tanh(x)**y's curvature in x is mul_no_nan(y*(...)*
+        # tanh(x)**(y - 2), sigmoid(-2*x)*sigmoid(2*x)), whose sigmoids flush where y*(...)
+        # overflows.
+        stacks_on=("no_nan_product",),
     ),
     Rule(
         "product_past_its_factors",

@@ -2098,6 +2098,15 @@ CASES: tuple[Case, ...] = (
         {x: (7.5, -8.0), y: (1e-9, 1e-9)},
         label="negated",
     ),
+    # An input for coefficient, as in tanh(x)**y's curvature: y*tanh(x)**2 - y + 1 at x = 12,
+    # y = 1e10 is 1, the truth -0.51.
+    Case(
+        "sech_squared",
+        y * sp.tanh(x) ** 2 - y + 1,
+        1 - y * sp.cosh(x) ** -2,
+        {x: (12.0, -10.0), y: (1e10, 3e8)},
+        label="input",
+    ),
     # sinh and cosh overflow together from x = 89: inf/inf = nan; the truth is 4*exp(-2x).
     Case(
         "tanh_over_cosh",
@@ -2123,6 +2132,22 @@ CASES: tuple[Case, ...] = (
         y / sp.tanh(x),
         {x: (100.0, -95.0), y: (3.0, 0.5)},
         label="coth",
+    ),
+    # Both under one input's power: cosh(x)**y*sinh(x)**-y (coth(x)**y) at x = 100, y = 0.5 is
+    # inf*0; the truth is 1. And its reciprocal, tanh(x)**y.
+    Case(
+        "tanh_over_cosh",
+        sp.cosh(x) ** y * sp.sinh(x) ** -y,
+        sp.tanh(x) ** -y,
+        {x: (100.0, 95.0), y: (0.5, -2.5)},
+        label="coth_power",
+    ),
+    Case(
+        "tanh_over_cosh",
+        3 * sp.sinh(x) ** y / sp.cosh(x) ** y,
+        3 * sp.tanh(x) ** y,
+        {x: (100.0, 95.0), y: (0.5, -2.5)},
+        label="tanh_power",
     ),
     # expm1(x)**2 overflows at x = 50 and 60 (2.7e43, 1.3e52): its reciprocal is 0 and so is the
     # product; the truth is about exp(-x), 1.9e-22 and 8.8e-27.
@@ -2365,6 +2390,22 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1e-4, 3e-3, 100.0), y: (1e9, -2e6, 0.5)},
         good_bits=7,
+    ),
+    # A base that stays in range and rounds to 1: tanh(x) from x = 9. tanh(x)**y at x = 12,
+    # y = 1e10 is 1, the truth exp(-2e10*exp(-24)) = 0.9245; with log(tanh(x)) as the rules
+    # write it (log_tanh), exp(y*(log1mexp(2*x) - softplus(-2*x))) is not.
+    Case(
+        "power_near_one",
+        sp.tanh(x) ** y,
+        sp.Piecewise(
+            (
+                sp.exp(y * (log1mexp(2 * x) - softplus(-2 * x))),
+                (sp.Abs(log1mexp(2 * x) - softplus(-2 * x)) < 1) & sp.Ne(log1mexp(2 * x) - softplus(-2 * x), 0),
+            ),
+            (sp.tanh(x) ** y, True),
+        ),
+        {x: (12.0, 10.0), y: (1e10, -3e8)},
+        label="tanh",
     ),
     # And where the base flushes: erfc(10) is 2.1e-45, two subnormal ulps in float32, and its
     # root 3 ulps of 4.6e-23 (1.3% off); erfc(11) is 0, the truth of the root 1.2e-27. There
@@ -3060,12 +3101,18 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("log_digamma", 2 * sp.log(x) - sp.polygamma(0, y)),
     ("log_digamma", sp.log(x) - sp.polygamma(1, y)),
     ("sech_squared", 1 - sp.tanh(x) ** 3),
+    ("sech_squared", y * sp.tanh(x) ** 2 - t),  # not the same coefficient
+    # A coefficient of tanh's own input is negligible beside it where tanh rounds to 1.
+    ("sech_squared", x**2 * sp.tanh(x) ** 2 - x**2 + 1),
     # sinh**2/cosh grows like cosh: no tanh form keeps it finite. Different arguments do not cancel.
     ("tanh_over_cosh", sp.sinh(x) ** 2 / sp.cosh(x)),
     ("tanh_over_cosh", sp.sinh(x) / sp.cosh(y) ** 2),
     ("tanh_over_cosh", sp.cosh(x) ** 2 / sp.sinh(x)),  # grows like cosh, as above
     ("tanh_over_cosh_power", sp.sinh(x) / sp.cosh(x) ** 2),  # integer powers: the rule's own
     ("power_near_one", sp.cosh(x) ** (sp.Rational(1, 3))),  # a number for exponent: no large one
+    ("power_near_one", sp.cos(x) ** y),  # log(cos(x)) is not written without cos
+    ("tanh_over_cosh", sp.cosh(x) ** y * sp.sinh(x) ** -t),  # different powers do not cancel
+    ("tanh_over_cosh", sp.cosh(x) ** y * sp.sinh(y) ** -y),  # nor different arguments
     # 1/(tanh(x)*sinh(x)) took x/sinh(x)'' off its far-out regime.
     ("tanh_over_cosh", sp.cosh(x) / sp.sinh(x) ** 2),
     ("exp_over_expm1_squared", sp.exp(x) / expm1(2 * x) ** 2),
