@@ -24,7 +24,7 @@ stand-ins for the TF ops):
 
     f: max 1.0 bits, mean 0.02 bits, 100.0% of 41 points within 3 bits
     order 1: max 1.0 bits, mean 0.14 bits, 100.0% of 37 points within 3 bits
-    order 2: max 1.0 bits, mean 0.18 bits, 100.0% of 39 points within 3 bits
+    order 2: max 1.0 bits, mean 0.23 bits, 100.0% of 39 points within 3 bits
 
 Usage:
 

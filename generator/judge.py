@@ -1802,18 +1802,7 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     expr = expr.xreplace({sp.zoo: sp.nan})
     modules = [NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np]
     if sum(1 for _ in itertools.islice(sp.preorder_traversal(expr), SHARED_FROM_NODES)) < SHARED_FROM_NODES:
-        replacements, reduced = _cse(expr)
-        printer = _printer()
-        # Products multiplied in the module's order (printer.ProductOrder).
-        printer.definitions = {}
-        for sym, sub in replacements:
-            printer.definitions[sym] = sub.xreplace(printer.definitions)
-        try:
-            return sp.lambdify(
-                symbols, expr, modules=modules, printer=printer, cse=lambda e: (replacements, reduced), docstring_limit=0
-            )
-        finally:
-            printer.definitions = {}
+        return sp.lambdify(symbols, expr, modules=modules, printer=_printer(), cse=_cse, docstring_limit=0)
     # A large form: each subtree that occurs more than once is computed once, into a
     # temporary that the printer writes where the subtree is (_printer's `shared`), and the
     # tree itself is printed with no factor moved. SymPy's cse rebuilds every node above a

