@@ -1512,6 +1512,15 @@ def _tanh_over_cosh(node: sp.Expr, split: bool = False) -> sp.Expr | None:
     cosh(u)**a/sinh(u)**a = 1/tanh(u)**a: sinh and cosh
     overflow together at |u| = 89, inf/inf (tanh(x/2)'' from its derivative 1/(2*cosh(x/2)**2)
     is -sinh(x/2)/(2*cosh(x/2)**3), NaN from x = 179 on); tanh stays within [-1, 1]."""
+    if not split and isinstance(node, sp.Pow) and not node.exp.is_Integer:
+        # A power of their quotient, (cosh(u)/sinh(u))**w, which SymPy keeps whole for an
+        # input w, or of what this rule made of it, (1/tanh(u))**w: tanh(u)**-w, where
+        # power_near_one takes tanh's log (1/tanh(x) rounds to 1 from x = 9).
+        inner = _tanh_over_cosh(node.base) if isinstance(node.base, sp.Mul) else node.base
+        base, k = inner.as_base_exp() if inner is not None else (None, None)
+        if isinstance(base, sp.tanh) and k.is_Integer and k != 1:
+            return base ** (k * node.exp)
+        return None
     if not isinstance(node, sp.Mul):
         return None
     powers = {}

@@ -2149,6 +2149,15 @@ CASES: tuple[Case, ...] = (
         {x: (100.0, 95.0), y: (0.5, -2.5)},
         label="tanh_power",
     ),
+    # A power of the quotient, which SymPy keeps whole: (cosh(x)/sinh(x))**y at x = 100 is
+    # (inf/inf)**y = NaN, the truth 1.
+    Case(
+        "tanh_over_cosh",
+        (sp.cosh(x) / sp.sinh(x)) ** y,
+        sp.tanh(x) ** -y,
+        {x: (100.0, 95.0), y: (0.5, -2.5)},
+        label="quotient_power",
+    ),
     # expm1(x)**2 overflows at x = 50 and 60 (2.7e43, 1.3e52): its reciprocal is 0 and so is the
     # product; the truth is about exp(-x), 1.9e-22 and 8.8e-27.
     Case(
