@@ -1509,7 +1509,8 @@ def _zero_branch(node: sp.Expr) -> sp.Expr | None:
 
 def _tanh_over_cosh(node: sp.Expr, split: bool = False) -> sp.Expr | None:
     """sinh(u)**a/cosh(u)**b = tanh(u)**a/cosh(u)**(b - a) for 1 <= a <= b, and
-    cosh(u)**a/sinh(u)**a = 1/tanh(u)**a: sinh and cosh
+    cosh(u)**a/sinh(u)**a = 1/tanh(u)**a (a a number, or any w as a power of both or of
+    their quotient): sinh and cosh
     overflow together at |u| = 89, inf/inf (tanh(x/2)'' from its derivative 1/(2*cosh(x/2)**2)
     is -sinh(x/2)/(2*cosh(x/2)**3), NaN from x = 179 on); tanh stays within [-1, 1]."""
     if not split and isinstance(node, sp.Pow) and not node.exp.is_Integer:
@@ -3407,7 +3408,9 @@ def _power_past_its_base(node: sp.Expr, near_one: bool = False) -> sp.Expr | Non
     subnormal ulps). log(b) as the rules write it without b (x + log1mexp(x), logcosh(x)).
     Elsewhere the power as it is: exp rounds its argument, |w*log(b)| ulps of it, where pow
     does not. Only for a b that leaves the float32 range on the judge's grid (in float64).
-    `near_one` (the variant power_near_one): for an input's power, also where |log(b)| < 1."""
+    `near_one` (the variant power_near_one): for an input's power, also where |log(b)| < 1,
+    and for a b that stays in range where the rules write its log without it (tanh); and a
+    product with such a where for a factor (_times_power_near_one)."""
     if near_one and isinstance(node, sp.Mul):
         return _times_power_near_one(node)
     if not isinstance(node, sp.Pow) or node.exp.is_Integer or _holds_where(node):
