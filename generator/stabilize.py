@@ -1515,10 +1515,9 @@ def _tanh_over_cosh(node: sp.Expr, split: bool = False) -> sp.Expr | None:
     is -sinh(x/2)/(2*cosh(x/2)**3), NaN from x = 179 on); tanh stays within [-1, 1]."""
     if not split and isinstance(node, sp.Pow) and not node.exp.is_Integer:
         # A power of their quotient, (cosh(u)/sinh(u))**w, which SymPy keeps whole for an
-        # input w, or of what this rule made of it, (1/tanh(u))**w: tanh(u)**-w, where
-        # power_near_one takes tanh's log (1/tanh(x) rounds to 1 from x = 9).
-        inner = _tanh_over_cosh(node.base) if isinstance(node.base, sp.Mul) else node.base
-        base, k = inner.as_base_exp() if inner is not None else (None, None)
+        # input w: the walk has made its base 1/tanh(u), and (1/tanh(u))**w is tanh(u)**-w,
+        # where power_near_one takes tanh's log (1/tanh(x) rounds to 1 from x = 9).
+        base, k = node.base.as_base_exp()
         if isinstance(base, sp.tanh) and k.is_Integer and k != 1:
             return base ** (k * node.exp)
         return None

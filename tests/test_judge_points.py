@@ -396,10 +396,8 @@ def test_gross_failures_on_the_grid_count_beside_the_moderate_points() -> None:
     symbols = (x, m, s)
     function = -sp.log(x * s) - (sp.log(x) - m) ** 2 / (2 * s**2)
     truth = sp.diff(function, x, 2)
-    # ipow(u, 1) holds a quotient or product as written (SymPy would distribute it): the
-    # first product takes 1/x**2 times 1/s**2 first, as SymPy's cse had ordered it, so that
-    # it is wrong at one moderate point only (in SymPy's order of its three factors, at 4).
-    summed = ipow(ipow(1 / x, 2) * ipow(1 / s, 2), 1) * (sp.log(x) - m) - ipow(1 / s, 2) * ipow(1 / x, 2) + ipow(1 / x, 2)
+    summed = (sp.log(x) - m) * ipow(1 / s, 2) * ipow(1 / x, 2) - ipow(1 / s, 2) * ipow(1 / x, 2) + ipow(1 / x, 2)
+    # ipow(u, 1) holds a quotient as written (SymPy would distribute it)
     nested = ipow((ipow((ipow(-1 / s, 1) + ipow((sp.log(x) - m) / s, 1)) / s, 1) + 1) / x, 1) / x
     moderate = [judge._grossly_wrong_at_moderate(e, truth, symbols, function) for e in (summed, nested)]
     assert moderate == [1, 2]
