@@ -3461,7 +3461,7 @@ def _times_power_near_one(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
-def _product_past_its_factors(node: sp.Expr) -> sp.Expr | None:
+def _product_past_its_factors(node: sp.Expr, grouped: bool = False) -> sp.Expr | None:
     """r*b1**k1*b2**k2*... = r*exp(k1*log(b1) + k2*log(b2) + ...) where a function b_i over- or
     underflows, for two such factors or more (k_i numbers) in two inputs or more: one brings
     back what the other loses (cosh(x)/cosh(y) at x = 100, y = 95 is inf/inf, the truth 148;
@@ -3469,11 +3469,27 @@ def _product_past_its_factors(node: sp.Expr) -> sp.Expr | None:
     without b_i (x + log1mexp(x); cosh's linear, see _log_of_positive), there where all b_i
     are positive; sinh(u) and expm1(u) to an integer power, of u's sign, as sign(u)**k and
     log|b_i|. r is the other factors. Elsewhere the product as it is: exp rounds its
-    argument, where the product does not."""
+    argument, where the product does not.
+
+    `grouped`: only a product with a group ipow(q, n) of such factors among its own, whose
+    factors count as the product's (the rule balance_ratio's cosh(x)*ipow(cosh(x)/sinh(y), 1)
+    of cosh(x)**2/sinh(y): the walk from the bottom takes the group alone, and the cosh(x)
+    outside it is inf*0 = NaN at x = 3.3e9, y = 2.4e30, the truth 0); the variant walks from
+    the top."""
     if not isinstance(node, sp.Mul) or _holds_where(node):
         return None
+    factors = list(node.args)
+    if grouped:
+        groups = [f for f in factors if isinstance(f, ipow) and f.args[1].is_Integer and isinstance(f.args[0], (sp.Mul, sp.Pow))]
+        if not groups:
+            return None
+        factors = [f for f in factors if f not in groups]
+        outside = len(factors)
+        factors += [g**group.args[1] for group in groups for g in sp.Mul.make_args(group.args[0])]
     logs, bases, rest, positive, sizes = [], [], [], [], []
-    for factor in node.args:
+    for i, factor in enumerate(factors):
+        if grouped and i == outside and not bases:
+            return None  # no function outside the groups: each group's own where serves
         # exp(u) whole: SymPy's base of it is E.
         b, k = (factor, sp.Integer(1)) if isinstance(factor, sp.exp) else factor.as_base_exp()
         if not (k.is_number and k.is_real):
@@ -4930,6 +4946,12 @@ VARIANTS: tuple[Rule, ...] = (
         _product_past_its_factors,
     ),
     Rule(
+        "product_past_its_groups",
+        "b1**k1*ipow(b1*b2**k2, n) is inf*0 where b1 over- or underflows outside the group and the group's own where leaves it in; exp(k1*log(b1) + n*log(b1) + n*k2*log(b2)) there, the whole product's, is not",
+        functools.partial(_product_past_its_factors, grouped=True),
+        top_down=True,
+    ),
+    Rule(
         "quotient_by_abs",
         "u/(c + |u|) is inf/inf = NaN where u overflows and the quotient is +-1; sign(u)/(1 + c/|u|) is not",
         _quotient_by_abs,
@@ -5243,7 +5265,7 @@ VARIANTS: tuple[Rule, ...] = (
         _half_argument,
         # These keep b in their conditions and their last branch: cosh(x) there overflows
         # from x = 88.7 (cosh(x)/cosh(y)'s slope in y, as mul_exp, had the band wrong).
-        stacks_on=("power_past_its_base", "power_near_one", "product_past_its_factors"),
+        stacks_on=("power_past_its_base", "power_near_one", "product_past_its_factors", "product_past_its_groups"),
     ),
 )
 

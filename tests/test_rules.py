@@ -2493,6 +2493,26 @@ CASES: tuple[Case, ...] = (
         {x: (100.0, 100.0), y: (99.0, 95.0)},
         label="signed",
     ),
+    # balance_ratio groups cosh(x)**2/sinh(y) as cosh(x)*ipow(cosh(x)/sinh(y), 1), and the
+    # group's own where leaves the cosh(x) outside it: inf*0 = NaN at x = 3.3e9, y = 2.4e30
+    # (the truth 0) and at x = 90, y = 95 (the truth 7.3e36). The whole product's logs: exp
+    # of 2*log cosh(x) - log|sinh(y)|, as mul_exp(1/2, ...) for cosh's log(2)s.
+    Case(
+        "product_past_its_groups",
+        sp.cosh(x) * ipow(sp.cosh(x) / sp.sinh(y), 1),
+        sp.Piecewise(
+            (
+                mul_exp(
+                    sp.Rational(1, 2),
+                    2 * sp.Abs(x) - sp.Abs(y) - log1mexp(2 * sp.Abs(y)) + 2 * softplus(-2 * sp.Abs(x)),
+                )
+                / sp.sign(y),
+                (sp.cosh(x) > DTYPE_MAX) | (sp.Abs(sp.sinh(y)) > DTYPE_MAX),
+            ),
+            (sp.cosh(x) * ipow(sp.cosh(x) / sp.sinh(y), 1), True),
+        ),
+        {x: (90.0, -90.0, 60.0), y: (95.0, -95.0, 100.0)},
+    ),
     # sinh's log|sinh(u)| = |u| - log(2) + log1mexp(2*|u|): cosh(x)/cosh(y)'s slope in y,
     # -cosh(x)*sinh(y)/cosh(y)**2, at x = -92, y = -5 is -inf*(-74)/5507, the truth 6.1e37.
     Case(
@@ -3166,6 +3186,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("product_past_its_factors", x * sp.cosh(y)),  # one function that leaves the range
     ("product_past_its_factors", sp.cosh(x) * sp.tanh(y)),  # tanh stays within it
     ("product_past_its_factors", sp.exp(x) * sp.exp(-y)),  # exp(x - y) expanded: exps alone
+    # No function outside the group (its own where serves), and no group at all.
+    ("product_past_its_groups", x * ipow(sp.cosh(x) / sp.cosh(y), 1)),
+    ("product_past_its_groups", sp.cosh(x) / sp.cosh(y)),
     ("power_past_its_base", softplus(x) ** softplus(0)),  # sized by value, not compared (TypeError)
     ("power_of_one_plus_less_one", (1 + x) ** y - 2),
     ("power_of_one_plus_less_one", (2 + x) ** y - 1),
