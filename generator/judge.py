@@ -1794,7 +1794,9 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     # evaluate the same forms again (21 lambdify calls for 12 forms in `log(1+exp(x))`).
     # The module object, not the string "numpy": the string makes lambdify import
     # NumPy's lazy submodules (f2py among them), 150 ms on a cold start. docstring_limit=0:
-    # no docstring, which would print the expression again (about 0.5 ms a form).
+    # no docstring, which would print the expression again (about 0.5 ms a form). use_imps=False:
+    # no walk of the tree for implemented_function's, which the judge has none of (4% of the
+    # generation of log(1 - exp(-(x/l)**k)), 50 -> 48 s).
     # A dtype's constant (by_dtype) takes the float64 value for float64. A branch at a pole
     # (acosh's slope 1/sqrt(x**2 - 1) at x = 1) holds zoo, which lambdify cannot print
     # (KeyError 'ComplexInfinity'): its value is undefined.
@@ -1802,7 +1804,7 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     expr = expr.xreplace({sp.zoo: sp.nan})
     modules = [NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np]
     if sum(1 for _ in itertools.islice(sp.preorder_traversal(expr), SHARED_FROM_NODES)) < SHARED_FROM_NODES:
-        return sp.lambdify(symbols, expr, modules=modules, printer=_printer(), cse=_cse, docstring_limit=0)
+        return sp.lambdify(symbols, expr, modules=modules, printer=_printer(), cse=_cse, docstring_limit=0, use_imps=False)
     # A large form: each subtree that occurs more than once is computed once, into a
     # temporary that the printer writes where the subtree is (_printer's `shared`), and the
     # tree itself is printed with no factor moved. SymPy's cse rebuilds every node above a
@@ -1815,7 +1817,7 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     printer.defined = set()
     try:
         return sp.lambdify(
-            symbols, expr, modules=modules, printer=printer, cse=lambda e: ([(names[n], n) for n in shared], e), docstring_limit=0
+            symbols, expr, modules=modules, printer=printer, cse=lambda e: ([(names[n], n) for n in shared], e), docstring_limit=0, use_imps=False
         )
     finally:
         printer.shared, printer.defined = {}, set()
