@@ -866,7 +866,8 @@ def test_power_mean_where_the_inner_power_overflows(load_module) -> None:
     # argument near log(x) costs a few ulps: 1e-6 relative.
     import tensorflow as tf
 
-    fn = load_module("(x**y + 1)**(1/y)", "power_mean", ["x", "y"]).power_mean
+    # f and its slope in x only, so order 1 (the same forms as at order 2).
+    fn = load_module("(x**y + 1)**(1/y)", "power_mean", ["x", "y"], order=1).power_mean
     xs = [30.0, 1e13, 100.0, 2.0]
     ys = [30.0, 3.0, 25.0, 3.0]
     got = tf_partials(tf, fn, [tf.constant(xs, tf.float32), tf.constant(ys, tf.float32)], 1)
@@ -1487,7 +1488,9 @@ def test_weibull_log_cdf_where_the_power_flushes(load_module) -> None:
     import tensorflow as tf
 
     text = "log(1 - exp(-(x/l)**k))"
-    fn = load_module(text, "weibull_log_cdf", ["x", "l", "k"]).weibull_log_cdf
+    # f only, so order 1: the judge chooses f alike at any order, and the six curvatures of
+    # three inputs took 40 of this test's 63 s.
+    fn = load_module(text, "weibull_log_cdf", ["x", "l", "k"], order=1).weibull_log_cdf
     points = [(1e-10, 1.0, 5.0), (1e-30, 0.1, 2.0), (0.5, 2.0, 1.5)]
     got = fn(*(tf.constant([p[i] for p in points]) for i in range(3))).numpy()
     for value, (x, l, k) in zip(got, points):
