@@ -188,7 +188,12 @@ def naive_tf(expr: sp.Expr, values: dict, tf):
         ):  # SymPy folds conditions: ITE(y <= 3, False, y <= 1.4)
             return tf.constant(bool(e))
         if e.is_number:
-            return tf.constant(float(e), tf.float64)
+            # A constant with no real value, SymPy's log of a negative (log1mexp(1) inside
+            # xlogy, fuzz seed 157), is NaN, as TF computes it.
+            try:
+                return tf.constant(float(e), tf.float64)
+            except TypeError:
+                return tf.constant(math.nan, tf.float64)
         if isinstance(e, sp.Add):
             return tf.add_n([walk(a) for a in e.args])
         if isinstance(e, sp.Mul):
