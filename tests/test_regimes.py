@@ -772,3 +772,25 @@ def test_a_power_of_what_vanishes_at_zero_is_a_branch_point_whatever_its_exponen
     assert regimes._branch_point_at_zero(expm1(x) ** exponent, x)
     assert not regimes._branch_point_at_zero((1 + x) ** exponent, x)  # 1 at 0: analytic
     assert not regimes._branch_point_at_zero(expm1(x) ** sp.Float(2.0), x)  # an integer
+
+
+def test_separable_parts_take_one_input_regimes_and_shared_inputs_do_not() -> None:
+    # derive._separable_regimes: expm1(x)/x beside y (a sum or a product) takes the regimes
+    # of a function of x (its series near 0, its tail from 40), each at its own scale; with
+    # x also in the other term nothing is split off, and a form of no input is left.
+    from generator.derive import _separable_regimes
+
+    y = sp.Symbol("y", real=True)
+    inputs = {x, y}
+    g = expm1(x) / x
+    for form in (g - y, y * g):
+        rewritten, notes = _separable_regimes(form, naive(form), inputs, False)
+        assert rewritten.has(sp.Piecewise) and "series" in notes, (form, notes)
+        assert rewritten.has(y) and rewritten.subs(y, 0) != rewritten
+        # The same function where the series is taken, between, and far out (float64).
+        points = np.array([[1e-3, -1e-9, 0.5, 60.0], [2.0, 2.0, -3.0, 0.5]])
+        got = judge.evaluate(rewritten, (x, y), points, np.float64)
+        np.testing.assert_allclose(got, judge.reference(naive(form), (x, y), points), rtol=1e-13)
+    shared = x * y + g
+    assert _separable_regimes(shared, naive(shared), inputs, False) == (shared, ())
+    assert _separable_regimes(sp.Integer(3), sp.Integer(3), inputs, False) == (sp.Integer(3), ())
