@@ -1061,7 +1061,7 @@ def _separable_regimes(
     term or factor holds (expm1(x)/x in expm1(x)/x - y and in y*expm1(x)/x, 0/0 at x = 0 and
     inf from x = 88.7), measured against themselves: they are exact in mpmath."""
     alone = form.free_symbols & inputs
-    if form.is_number or not alone:
+    if not alone:
         return form, ()
     if len(alone) == 1:
         (x,) = alone
@@ -1080,7 +1080,7 @@ def _separable_regimes(
     for x in sorted(groups, key=lambda s: s.name):
         part = join(*groups[x])
         rest = join(*(a for a in form.args if a not in groups[x]))
-        if x in rest.free_symbols or part.is_number:
+        if x in rest.free_symbols:
             continue
         stable, found = _add_regimes(part, part, x, part, 0, roots)
         if stable != part:
