@@ -9,10 +9,14 @@ Hands on: scores (lower is better) and per-point error flags.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import itertools
+import keyword
+import linecache
 import math
 import types
+import weakref
 from collections.abc import Callable, Sequence, Set as AbstractSet
 
 import mpmath
@@ -1791,20 +1795,17 @@ def evaluate32(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], points: np.ndarray
 @functools.lru_cache(maxsize=256)
 def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool = False) -> Callable[..., object]:
     # Compiled once per expression: the judge, the regimes and the docstring's accuracy
-    # evaluate the same forms again (21 lambdify calls for 12 forms in `log(1+exp(x))`).
-    # The module object, not the string "numpy": the string makes lambdify import
-    # NumPy's lazy submodules (f2py among them), 150 ms on a cold start. docstring_limit=0:
-    # no docstring, which would print the expression again (about 0.5 ms a form). use_imps=False:
-    # no walk of the tree for implemented_function's, which the judge has none of (4% of the
-    # generation of log(1 - exp(-(x/l)**k)), 50 -> 48 s).
+    # evaluate the same forms again (21 compilations for 12 forms in `log(1+exp(x))`).
     # A dtype's constant (by_dtype) takes the float64 value for float64. A branch at a pole
-    # (acosh's slope 1/sqrt(x**2 - 1) at x = 1) holds zoo, which lambdify cannot print
+    # (acosh's slope 1/sqrt(x**2 - 1) at x = 1) holds zoo, which the printer cannot print
     # (KeyError 'ComplexInfinity'): its value is undefined.
     expr = prim.replace_each(expr, _narrow_constant if float64 else _wide_constant)
-    expr = expr.xreplace({sp.zoo: sp.nan})
-    modules = [NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np]
-    if sum(1 for _ in itertools.islice(sp.preorder_traversal(expr), SHARED_FROM_NODES)) < SHARED_FROM_NODES:
-        return sp.lambdify(symbols, expr, modules=modules, printer=_printer(), cse=_cse, docstring_limit=0, use_imps=False)
+    size, nodes = _tree(expr)
+    if sp.zoo in nodes:
+        expr = expr.xreplace({sp.zoo: sp.nan})
+    printer = _printer()
+    if size < SHARED_FROM_NODES:
+        return _compiled(symbols, expr, nodes, printer, *_cse(expr))
     # A large form: each subtree that occurs more than once is computed once, into a
     # temporary that the printer writes where the subtree is (_printer's `shared`), and the
     # tree itself is printed with no factor moved. SymPy's cse rebuilds every node above a
@@ -1812,15 +1813,95 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     # log(erf(y) - erf(x)) at order 2, whose candidates are nests of wheres of 800 nodes.
     shared = _shared_subtrees(expr)
     names = {node: sp.Symbol(f"_shared{i}") for i, node in enumerate(shared)}
-    printer = _printer()
     printer.shared = {node: name.name for node, name in names.items()}
     printer.defined = set()
     try:
-        return sp.lambdify(
-            symbols, expr, modules=modules, printer=printer, cse=lambda e: ([(names[n], n) for n in shared], e), docstring_limit=0, use_imps=False
-        )
+        return _compiled(symbols, expr, nodes, printer, [(names[n], n) for n in shared], expr)
     finally:
         printer.shared, printer.defined = {}, set()
+
+
+def _tree(expr: sp.Basic) -> tuple[int, set[sp.Basic]]:
+    """The number of nodes of `expr`'s tree, a repeated subtree counted each time it
+    occurs (as sp.preorder_traversal walks it), and its distinct nodes. Each distinct
+    subtree is visited once: a candidate's tree repeats its subtrees many times over
+    (walking it node by node was 4% of the generation of log(1 - exp(-(x/l)**k)))."""
+    sizes: dict[sp.Basic, int] = {}
+    stack: list[sp.Basic] = [expr]
+    while stack:
+        node = stack[-1]
+        if node in sizes:
+            stack.pop()
+            continue
+        pending = [arg for arg in node.args if arg not in sizes]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        sizes[node] = 1 + sum(sizes[arg] for arg in node.args)
+    return sizes[expr], set(sizes)
+
+
+# Every name a compiled form may call: NumPy's, the rounded kernels and the stand-ins, the
+# first of these taking precedence, as lambdify builds its namespace from `modules`.
+_NAMESPACE: dict[str, object] = {**np.__dict__, **ROUNDED_FUNCTIONS, **NUMPY_FUNCTIONS}
+
+
+def _compiled(
+    symbols: tuple[sp.Symbol, ...],
+    expr: sp.Expr,
+    nodes: AbstractSet[sp.Basic],
+    printer: object,
+    replacements: Sequence[tuple[sp.Symbol, sp.Expr]],
+    reduced: sp.Expr,
+) -> Callable[..., object]:
+    """`expr` as a Python function of `symbols`, the same source text and namespace that
+    sp.lambdify(symbols, expr, modules=[NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np],
+    printer=printer, cse=...) builds, with `replacements` then `reduced` from the cse.
+    lambdify also walks the tree for its symbols, for Subs, and for names to make safe,
+    which the judge's forms do not need: 40% of lambdify's time, and lambdify was half of
+    the generation of log(1 - exp(-(x/l)**k)). A form with anything those walks would act
+    on (an input name that is not an identifier, a Dummy input, a Subs) goes to lambdify."""
+    names = [str(s) for s in symbols]
+    if (
+        any(not n.isidentifier() or keyword.iskeyword(n) or isinstance(s, sp.Dummy) for n, s in zip(names, symbols))
+        or any(isinstance(node, sp.Subs) for node in nodes)
+        or not isinstance(reduced, sp.Basic)
+    ):
+        return sp.lambdify(
+            symbols,
+            expr,
+            modules=[NUMPY_FUNCTIONS, ROUNDED_FUNCTIONS, np],
+            printer=printer,
+            cse=lambda e: (list(replacements), reduced),
+            docstring_limit=0,
+            use_imps=False,
+        )
+    lines = [f"def _lambdifygenerated({', '.join(names)}):"]
+    for name, value in replacements:
+        lines.append(f"    {printer.doprint(name)} = {printer.doprint(value)}")
+    text = printer.doprint(reduced)
+    lines.append(f"    return ({text})" if "\n" in text else f"    return {text}")
+    namespace = dict(_NAMESPACE)
+    # lambdify puts each symbol of the form into the namespace, under its name.
+    namespace.update((str(node), node) for node in nodes if isinstance(node, sp.Symbol))
+    for module, keys in (getattr(printer, "module_imports", None) or {}).items():
+        for key in keys:
+            if key not in namespace:
+                exec(f"from {module} import {key}", {}, namespace)  # noqa: S102 - a printer's import line, as lambdify runs it
+    namespace.update({"builtins": builtins, "range": range})
+    source = "\n".join(lines) + "\n"
+    filename = f"<judge-{next(_COMPILED)}>"
+    found: dict[str, object] = {}
+    exec(compile(source, filename, "exec"), namespace, found)  # noqa: S102 - our printer's text
+    fn = found["_lambdifygenerated"]
+    # Its source for inspect.getsource and tracebacks, as long as the function lives.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
+    return fn
+
+
+_COMPILED = itertools.count()
 
 
 # Forms of this many tree nodes or more are evaluated with their repeated subtrees shared

@@ -367,6 +367,54 @@ def test_a_large_form_is_evaluated_with_its_repeated_subtrees_computed_once() ->
     assert "_shared0 = " in source and source.count("erf(") <= 2  # the shared where, once
 
 
+def _lambdify_source(form: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> str:
+    """What SymPy's lambdify writes for `form` as the judge compiles it (_numpy_function):
+    its cse for a small form, its shared subtrees for a large one."""
+    printer = judge._printer()
+    if sum(1 for _ in sp.preorder_traversal(form)) < judge.SHARED_FROM_NODES:
+        cse = judge._cse
+    else:
+        shared = judge._shared_subtrees(form)
+        names = {node: sp.Symbol(f"_shared{i}") for i, node in enumerate(shared)}
+        printer.shared, printer.defined = {n: s.name for n, s in names.items()}, set()
+
+        def cse(e: sp.Expr) -> tuple[list[tuple[sp.Symbol, sp.Expr]], sp.Expr]:
+            return [(names[n], n) for n in shared], e
+
+    try:
+        fn = sp.lambdify(symbols, form, modules=[judge.NUMPY_FUNCTIONS, judge.ROUNDED_FUNCTIONS, np], printer=printer, cse=cse)
+    finally:
+        printer.shared, printer.defined = {}, set()
+    return inspect.getsource(fn)
+
+
+def test_the_judge_compiles_the_source_that_lambdify_writes() -> None:
+    # The judge compiles its forms itself (judge._compiled) rather than through lambdify,
+    # whose walks of each tree (for its symbols, Subs and unsafe names) were 40% of its
+    # time: the function's text must be lambdify's, so that its values are too. A
+    # product whose reciprocal cse shares (divide_in_place), a where, a constant, and a
+    # form large enough to be printed through its shared subtrees.
+    u = sp.exp(-(x**2) / 2) / (1 + y**2)
+    inner = sp.Piecewise((sp.log(1 - sp.erf(x)), x < 1), (sp.log(sp.erfc(x)), True))
+    large = sp.Add(*(inner * sp.exp(-((y - k) ** 2)) + sp.sqrt(1 + inner**2) * sp.tanh(y + k) for k in range(25)))
+    forms = [
+        u * x / (1 + y**2) + sp.log(u) ** 2,
+        sp.Piecewise((sigmoid(x) * y, x > 0), (sp.sqrt(2) * x * y, True)),
+        -(1 + x) * (x - 1) / y,
+        large,
+    ]
+    for form in forms:
+        fn = judge._numpy_function(form, (x, y))
+        assert inspect.getsource(fn) == _lambdify_source(form, (x, y))
+    assert "_shared0 = " in inspect.getsource(judge._numpy_function(large, (x, y)))
+    # An input that is a Dummy (lambdify renames every input then) goes to lambdify itself.
+    d = sp.Dummy("d")
+    points = np.array([[0.5, -2.0, 30.0]], dtype=np.float32)
+    got = judge.evaluate32(sp.exp(d) / (1 + d**2), (d,), points)
+    want = np.exp(points[0].astype(np.float64)) / (1 + points[0].astype(np.float64) ** 2)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_the_reference_takes_lgamma_and_polygamma_at_an_integer() -> None:
     # lambdify prints lgamma(3) (lbeta(3, x)'s) with the integer 3, which the reference
     # took for a complex argument: NaN at every point.
