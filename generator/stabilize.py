@@ -5679,6 +5679,10 @@ def prune_branches(expr: sp.Expr) -> sp.Expr:
                 return e
             if pieces[0][1] == sp.true:
                 return pieces[0][0]
+            if len(pieces) == len(e.args) and all(piece == tuple(arg.args) for piece, arg in zip(pieces, e.args)):
+                # Nothing pruned: e itself, not a new Piecewise that SymPy evaluates again
+                # (its conditions walked anew: 8% of the generation of log(1 - exp(-(x/l)**k))).
+                return e
             return sp.Piecewise(*pieces)
         if not e.args or not isinstance(e, sp.Expr):
             return e
