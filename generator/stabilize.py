@@ -750,15 +750,42 @@ def _exp_over_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
         if None in args or args.count(0) > 1:
             continue
         for j, g in enumerate(factors):
-            if isinstance(g, sp.exp) and g.args[0] in args:
-                a = g.args[0]
-                others = list(args)
-                others.remove(a)
+            terms = [(sp.Integer(1), g.args[0])] if isinstance(g, sp.exp) and g.args[0] in args else _exp_combination(g, args)
+            if terms is not None:
                 rest = [h for k, h in enumerate(factors) if k not in (i, j)]
-                if len(others) == 1:
-                    return sp.Mul(*rest) * sigmoid(a - others[0])
-                return sp.Mul(*rest) * sigmoid(-_log_sum_exp([b - a for b in others]))
+                return sp.Mul(*rest) * sp.Add(*(c * _softmax(a, args) for c, a in terms))
     return None
+
+
+def _softmax(a: sp.Expr, args: list[sp.Expr]) -> sp.Expr:
+    """exp(a)/(exp(a) + exp(b) + ...) for the exps' arguments `args` (a among them):
+    sigmoid(a - b) for two, sigmoid(-logaddexp(b - a, ...)) for more."""
+    others = list(args)
+    others.remove(a)
+    if len(others) == 1:
+        return sigmoid(a - others[0])
+    return sigmoid(-_log_sum_exp([b - a for b in others]))
+
+
+def _exp_combination(total: sp.Expr, args: list[sp.Expr]) -> list[tuple[sp.Expr, sp.Expr]] | None:
+    """[(c, a), ...] for a sum c1*exp(a1) + c2*exp(a2) + ... of two or more terms whose
+    arguments are among `args` (a term without exp is c*exp(0), where 0 is among them) and
+    whose coefficients hold no exp; else None. (exp(x) - exp(y))/(exp(x) + exp(y)) is the
+    two softmaxes sigmoid(x - y) - sigmoid(y - x), which sigmoid_difference makes
+    tanh((x - y)/2); as written it is NaN where both exps overflow or flush, and where x
+    and y are near it cancels."""
+    if not isinstance(total, sp.Add):
+        return None
+    terms = []
+    for term in total.args:
+        factors = sp.Mul.make_args(term)
+        exps = [f for f in factors if isinstance(f, sp.exp)]
+        a = exps[0].args[0] if len(exps) == 1 else sp.Integer(0) if not exps else None
+        c = sp.Mul(*(f for f in factors if f not in exps))
+        if a is None or a not in args or c.has(sp.exp):
+            return None
+        terms.append((c, a))
+    return terms
 
 
 def _exp_times_sigmoid(node: sp.Expr) -> sp.Expr | None:

@@ -1011,6 +1011,27 @@ CASES: tuple[Case, ...] = (
         sigmoid(x - y),
         {x: (100.0, -110.0, 100.0), y: (100.0, -110.0, 0.0)},
     ),
+    # A numerator that is a sum of the denominator's exps: one softmax per term. At x = y = 100
+    # (both exps overflow) and x = y = -110 (both flush) the quotient is NaN, the truth 0;
+    # at x = 100, y = 0 it is inf/inf, the truth 1. sigmoid_difference then makes the
+    # difference tanh((x - y)/2), which does not cancel near x = y.
+    Case(
+        "softmax",
+        (sp.exp(x) - sp.exp(y)) / (sp.exp(x) + sp.exp(y)),
+        sigmoid(x - y) - sigmoid(y - x),
+        {x: (100.0, -110.0, 100.0), y: (100.0, -110.0, 0.0)},
+        label="difference",
+    ),
+    # With coefficients that are not numbers, a 1 (exp(0)) among the denominator's terms, and
+    # three terms: at x = 100, y = -3 it is inf/inf, the truth 100; at x = y = 100, inf/inf
+    # again, the truth 50.
+    Case(
+        "softmax",
+        (x * sp.exp(x) + 2) / (sp.exp(x) + 1 + sp.exp(y)),
+        x * sigmoid(-logaddexp(-x, y - x)) + 2 * sigmoid(-logaddexp(x, y)),
+        {x: (100.0, 100.0), y: (-3.0, 100.0)},
+        label="combination",
+    ),
     # exp(100) * sigmoid(-100) is inf * 0 = nan; the product is sigmoid(100) = 1.
     Case("exp_times_sigmoid", sp.exp(x) * sigmoid(-x), sigmoid(x), {x: (100.0,)}),
     # At x = 60 sigmoid(-60)**2 = 7.6e-53 underflows to 0, truth 8.8e-27; at x = 100 it is inf * 0.
@@ -3001,6 +3022,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("softmax", sp.exp(x) / (sp.exp(y) + sp.exp(2 * y))),
     ("softmax", sp.exp(x) / (sp.exp(x) + y)),
     ("softmax", sp.exp(x) / (sp.exp(x) + sp.exp(y)) ** 2),
+    # A numerator with an exp the denominator lacks, or an exp in a coefficient.
+    ("softmax", (sp.exp(x) - sp.exp(2 * y)) / (sp.exp(x) + sp.exp(y))),
+    ("softmax", (sp.exp(x) * sp.exp(y) + 1) / (sp.exp(x) + sp.exp(y))),
+    ("softmax", (sp.exp(x) - sp.exp(y)) / (sp.exp(x) + sp.exp(y)) ** 2),
     ("exp_times_sigmoid", sp.exp(x) * sigmoid(x)),
     ("one_minus_sigmoid", 2 - sigmoid(x)),
     ("log_sigmoid", sp.log(1 + sigmoid(x))),
