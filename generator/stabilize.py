@@ -1261,12 +1261,38 @@ def _trig_of_pi_multiple(node: sp.Expr) -> sp.Expr | None:
 def _log_of_difference_of_exps(node: sp.Expr) -> sp.Expr | None:
     """log(exp(a) - exp(b)) = a + log1mexp(a - b) (real where a > b): exp(a) overflows for
     a > 88.7 and the difference cancels for a near b, where log1mexp switches forms."""
-    if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Add) or len(node.args[0].args) != 2:
+    if not isinstance(node, sp.log):
+        return None
+    if isinstance(node.args[0], sp.Mul):
+        return _log_of_signed_difference_of_exps(node.args[0])
+    if not isinstance(node.args[0], sp.Add) or len(node.args[0].args) != 2:
         return None
     for plus, minus in (node.args[0].args, node.args[0].args[::-1]):
         a, b = _exp_arg(plus), _exp_arg(-minus)
         if a is not None and b is not None and a != b:
             return a + log1mexp(a - b)
+    return None
+
+
+def _log_of_signed_difference_of_exps(product: sp.Expr) -> sp.Expr | None:
+    """log((exp(a) - exp(b))*sign(a - b)), the log of |exp(a) - exp(b)|, as the larger
+    argument plus log1mexp of their distance: where(a >= b, a + log1mexp(a - b),
+    b + log1mexp(b - a)). log_of_ratio writes the log of a divided difference so,
+    log((exp(x) - exp(y))/(x - y)) as log((exp(x) - exp(y))*sign(x - y)) - log|x - y|,
+    whose first log is log(inf) where an exp overflows (x = 89, y = 0: the truth 84.5) and
+    cancels where x is near y."""
+    factors = product.args
+    signs = [f for f in factors if isinstance(f, sp.sign)]
+    if len(factors) != 2 or len(signs) != 1:
+        return None
+    (sign,) = signs
+    total = factors[1] if factors[0] is sign else factors[0]
+    if not isinstance(total, sp.Add) or len(total.args) != 2:
+        return None
+    for plus, minus in (total.args, total.args[::-1]):
+        a, b = _exp_arg(plus), _exp_arg(-minus)
+        if a is not None and b is not None and a != b and sp.expand(sign.args[0] - (a - b)) == 0:
+            return sp.Piecewise((a + log1mexp(a - b), a >= b), (b + log1mexp(b - a), True))
     return None
 
 
@@ -2732,8 +2758,14 @@ def _log1mexp_of_product(node: sp.Expr) -> sp.Expr | None:
 
 def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
     """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a),
-    with log|b| a sum over b's factors: x**2 flushes at x = 8e-20, where 2*log|x| is -87.9."""
-    return sp.log(positive_a) - _log_abs_product(b)
+    with log|b| a sum over b's factors: x**2 flushes at x = 8e-20, where 2*log|x| is -87.9.
+    A log of a difference of exps takes its own form (log_sum_exp's, which the variant's
+    output does not pass through again): the divided difference's
+    log((exp(x) - exp(y))*sign(x - y)) is log(inf) from x = 88.7."""
+    head = sp.log(positive_a)
+    if isinstance(head, sp.log):
+        head = _log_of_difference_of_exps(head) or head
+    return head - _log_abs_product(b)
 
 
 def _log_quotient(a: sp.Expr, b: sp.Expr) -> sp.Expr:

@@ -943,6 +943,16 @@ CASES: tuple[Case, ...] = (
         x + log1mexp(x - y),
         {x: (100.0, -100.5), y: (99.0, -101.0)},
     ),
+    # The signed difference, as log_of_quotient writes the log of a divided difference:
+    # log((exp(x) - exp(y))*sign(x - y)) is log(inf) at x = 89, y = 0 and at x = 99, y = 100
+    # (the truths 89 and 99.54), and log(0) where both flush (x = -101, y = -100.5).
+    Case(
+        "log_diff_exp",
+        sp.log((sp.exp(x) - sp.exp(y)) * sp.sign(x - y)),
+        sp.Piecewise((x + log1mexp(x - y), x >= y), (y + log1mexp(y - x), True)),
+        {x: (89.0, 99.0, -101.0), y: (0.0, 100.0, -100.5)},
+        label="signed",
+    ),
     # cos(1e-4) rounds to 1 in float32: cos(x) - 1 is 0; the truth is -5e-9.
     Case(
         "one_minus_cos",
@@ -3014,6 +3024,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     # A leg's factors with powers of two magnitudes (x**4*y**2 is not a fourth power).
     ("pnorm", (x**4 * y**2 + 1) ** sp.Rational(1, 4)),
     ("log_sum_exp", sp.log(sp.exp(x) - sp.exp(y))),
+    # The sign of the other difference (the log is of a negative number) or of a product.
+    ("log_diff_exp", sp.log((sp.exp(x) - sp.exp(y)) * sp.sign(y - x))),
+    ("log_diff_exp", sp.log((sp.exp(x) - sp.exp(y)) * sp.sign(x * y))),
     ("log_sum_exp", sp.log(sp.Rational(3, 10) * sp.exp(x) - sp.Rational(7, 10) * sp.exp(y))),
     ("log1mexp", sp.log(1 + sp.exp(-x))),
     ("log1mexp", sp.log(1 - 2 * sp.exp(-x))),
