@@ -1277,7 +1277,7 @@ def _log_of_difference_of_exps(node: sp.Expr) -> sp.Expr | None:
 def _log_of_signed_difference_of_exps(product: sp.Expr) -> sp.Expr | None:
     """log((exp(a) - exp(b))*sign(a - b)), the log of |exp(a) - exp(b)|, as the larger
     argument plus log1mexp of their distance: where(a >= b, a + log1mexp(a - b),
-    b + log1mexp(b - a)). log_of_ratio writes the log of a divided difference so,
+    b + log1mexp(b - a)). log_of_quotient writes the log of a divided difference so,
     log((exp(x) - exp(y))/(x - y)) as log((exp(x) - exp(y))*sign(x - y)) - log|x - y|,
     whose first log is log(inf) where an exp overflows (x = 89, y = 0: the truth 84.5) and
     cancels where x is near y."""
@@ -2759,7 +2759,7 @@ def _log1mexp_of_product(node: sp.Expr) -> sp.Expr | None:
 def _log_abs_quotient(a: sp.Expr, b: sp.Expr, positive_a: sp.Expr) -> sp.Expr:
     """log(positive_a) - log|b|, for log|a/b| (positive_a = |a|) or log(a/b) (sign(b)*a),
     with log|b| a sum over b's factors: x**2 flushes at x = 8e-20, where 2*log|x| is -87.9.
-    A log of a difference of exps takes its own form (log_sum_exp's, which the variant's
+    A log of a difference of exps takes its own form (log_diff_exp's, which the variant's
     output does not pass through again): the divided difference's
     log((exp(x) - exp(y))*sign(x - y)) is log(inf) from x = 88.7."""
     head = sp.log(positive_a)
