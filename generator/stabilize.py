@@ -746,14 +746,32 @@ def _exp_over_sum_of_exps(node: sp.Expr) -> sp.Expr | None:
     for i, f in enumerate(factors):
         if not (isinstance(f, sp.Pow) and f.exp == -1 and isinstance(f.base, sp.Add)):
             continue
-        args = [_exp_arg(t) for t in f.base.args]
-        if None in args or args.count(0) > 1:
+        found = _shares(f.base)
+        if found is None:
             continue
+        args, share = found
         for j, g in enumerate(factors):
             terms = [(sp.Integer(1), g.args[0])] if isinstance(g, sp.exp) and g.args[0] in args else _exp_combination(g, args)
             if terms is not None:
                 rest = [h for k, h in enumerate(factors) if k not in (i, j)]
-                return sp.Mul(*rest) * sp.Add(*(c * _softmax(a, args) for c, a in terms))
+                return sp.Mul(*rest) * sp.Add(*(c * share(a) for c, a in terms))
+    return None
+
+
+def _shares(total: sp.Expr) -> tuple[list[sp.Expr], Callable[[sp.Expr], sp.Expr]] | None:
+    """(the arguments of the exps of a denominator, and exp(a)/total for each such a), for
+    a sum of exps (a 1 is exp(0)), the softmax, or for a difference exp(p) - exp(q), where
+    exp(p)/(exp(p) - exp(q)) is -1/expm1(q - p) and exp(q)/(exp(p) - exp(q)) is
+    1/expm1(p - q): as written inf/inf where the exps overflow ((exp(x) + exp(y))/
+    (exp(x) - exp(y)), coth((x - y)/2), at x = 100, y = 95). None for another total."""
+    args = [_exp_arg(t) for t in total.args]
+    if None not in args and args.count(0) <= 1:
+        return args, lambda a: _softmax(a, args)
+    if len(total.args) == 2:
+        for plus, minus in (total.args, total.args[::-1]):
+            p, q = _exp_arg(plus), _exp_arg(-minus)
+            if p is not None and q is not None and p != q:
+                return [p, q], lambda a: -1 / expm1(q - p) if a == p else 1 / expm1(p - q)
     return None
 
 

@@ -1042,6 +1042,24 @@ CASES: tuple[Case, ...] = (
         {x: (100.0, 100.0), y: (-3.0, 100.0)},
         label="combination",
     ),
+    # Over a difference of exps: exp(x)/(exp(x) - exp(y)) is 1/(1 - exp(y - x)). At x = 100,
+    # y = 95 and at x = -110, y = -111 it is inf/inf and 0/0; the truth 1.0068 and 1.582.
+    Case(
+        "softmax",
+        sp.exp(x) / (sp.exp(x) - sp.exp(y)),
+        -1 / expm1(y - x),
+        {x: (100.0, -110.0), y: (95.0, -111.0)},
+        label="over a difference",
+    ),
+    # coth((x - y)/2) as two such shares, of one sign: at x = 100, y = 95, inf/inf; the truth
+    # 1.0135.
+    Case(
+        "softmax",
+        (sp.exp(x) + sp.exp(y)) / (sp.exp(x) - sp.exp(y)),
+        -1 / expm1(y - x) + 1 / expm1(x - y),
+        {x: (100.0, -110.0), y: (95.0, -111.0)},
+        label="coth",
+    ),
     # exp(100) * sigmoid(-100) is inf * 0 = nan; the product is sigmoid(100) = 1.
     Case("exp_times_sigmoid", sp.exp(x) * sigmoid(-x), sigmoid(x), {x: (100.0,)}),
     # At x = 60 sigmoid(-60)**2 = 7.6e-53 underflows to 0, truth 8.8e-27; at x = 100 it is inf * 0.
@@ -3039,6 +3057,9 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("softmax", (sp.exp(x) - sp.exp(2 * y)) / (sp.exp(x) + sp.exp(y))),
     ("softmax", (sp.exp(x) * sp.exp(y) + 1) / (sp.exp(x) + sp.exp(y))),
     ("softmax", (sp.exp(x) - sp.exp(y)) / (sp.exp(x) + sp.exp(y)) ** 2),
+    # A difference of exps with a coefficient, or of the same exp.
+    ("softmax", sp.exp(x) / (sp.exp(x) - 2 * sp.exp(y))),
+    ("softmax", sp.exp(y) / (sp.exp(x) - sp.exp(2 * y) + 1)),
     ("exp_times_sigmoid", sp.exp(x) * sigmoid(x)),
     ("one_minus_sigmoid", 2 - sigmoid(x)),
     ("log_sigmoid", sp.log(1 + sigmoid(x))),
