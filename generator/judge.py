@@ -1866,7 +1866,6 @@ def _compiled(
     if (
         any(not n.isidentifier() or keyword.iskeyword(n) or isinstance(s, sp.Dummy) for n, s in zip(names, symbols))
         or any(isinstance(node, sp.Subs) for node in nodes)
-        or not isinstance(reduced, sp.Basic)
     ):
         return sp.lambdify(
             symbols,

@@ -181,6 +181,17 @@ def _exp_arg(term: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _difference_of_exps(total: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(a, b) for a sum exp(a) - exp(b), a != b (a 1 is exp(0)); None for anything else."""
+    if not isinstance(total, sp.Add) or len(total.args) != 2:
+        return None
+    for plus, minus in (total.args, total.args[::-1]):
+        a, b = _exp_arg(plus), _exp_arg(-minus)
+        if a is not None and b is not None and a != b:
+            return a, b
+    return None
+
+
 def _split_one(expr: sp.Expr, sign: int = 1) -> sp.Expr | None:
     """rest if expr == sign*1 + rest (an Add with a literal ±1), else None."""
     if not isinstance(expr, sp.Add):
@@ -767,12 +778,11 @@ def _shares(total: sp.Expr) -> tuple[list[sp.Expr], Callable[[sp.Expr], sp.Expr]
     args = [_exp_arg(t) for t in total.args]
     if None not in args and args.count(0) <= 1:
         return args, lambda a: _softmax(a, args)
-    if len(total.args) == 2:
-        for plus, minus in (total.args, total.args[::-1]):
-            p, q = _exp_arg(plus), _exp_arg(-minus)
-            if p is not None and q is not None and p != q:
-                return [p, q], lambda a: -1 / expm1(q - p) if a == p else 1 / expm1(p - q)
-    return None
+    found = _difference_of_exps(total)
+    if found is None:
+        return None
+    p, q = found
+    return [p, q], lambda a: -1 / expm1(q - p) if a == p else 1 / expm1(p - q)
 
 
 def _softmax(a: sp.Expr, args: list[sp.Expr]) -> sp.Expr:
@@ -1283,13 +1293,8 @@ def _log_of_difference_of_exps(node: sp.Expr) -> sp.Expr | None:
         return None
     if isinstance(node.args[0], sp.Mul):
         return _log_of_signed_difference_of_exps(node.args[0])
-    if not isinstance(node.args[0], sp.Add) or len(node.args[0].args) != 2:
-        return None
-    for plus, minus in (node.args[0].args, node.args[0].args[::-1]):
-        a, b = _exp_arg(plus), _exp_arg(-minus)
-        if a is not None and b is not None and a != b:
-            return a + log1mexp(a - b)
-    return None
+    found = _difference_of_exps(node.args[0])
+    return None if found is None else found[0] + log1mexp(found[0] - found[1])
 
 
 def _log_of_signed_difference_of_exps(product: sp.Expr) -> sp.Expr | None:
@@ -1304,14 +1309,11 @@ def _log_of_signed_difference_of_exps(product: sp.Expr) -> sp.Expr | None:
     if len(factors) != 2 or len(signs) != 1:
         return None
     (sign,) = signs
-    total = factors[1] if factors[0] is sign else factors[0]
-    if not isinstance(total, sp.Add) or len(total.args) != 2:
+    found = _difference_of_exps(factors[1] if factors[0] is sign else factors[0])
+    if found is None or sp.expand(sign.args[0] - (found[0] - found[1])) != 0:
         return None
-    for plus, minus in (total.args, total.args[::-1]):
-        a, b = _exp_arg(plus), _exp_arg(-minus)
-        if a is not None and b is not None and a != b and sp.expand(sign.args[0] - (a - b)) == 0:
-            return sp.Piecewise((a + log1mexp(a - b), a >= b), (b + log1mexp(b - a), True))
-    return None
+    a, b = found
+    return sp.Piecewise((a + log1mexp(a - b), a >= b), (b + log1mexp(b - a), True))
 
 
 def _one_plus(
