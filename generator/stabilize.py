@@ -305,18 +305,25 @@ def _logaddexp_less_argument(node: sp.Expr) -> sp.Expr | None:
     difference cancels where a dominates (log(exp(x) + exp(y)) - x at x = y = -2.5e38 is
     -2.5e38 - (-2.5e38) = 0; the truth is log(2)). Also a - logaddexp(a, b, ...), the log
     of a softmax probability (exp(x - logaddexp(x, y)) was exp(0) = 1 at x = y = -1e19, the
-    truth 1/2)."""
+    truth 1/2). softplus(u) is logaddexp(0, u), and a term of an argument counts as well as
+    the whole: softplus(x - y) - x = logaddexp(-x, -y) (x - log(1 + exp(x - y)) was 0 at
+    x = 3.7e25, y = 20; the truth is 20)."""
     if not isinstance(node, sp.Add):
         return None
     for term in node.args:
         sign, lse = term.as_coeff_Mul()
-        if not (isinstance(lse, logaddexp) and sign in (1, -1)):
+        if not (isinstance(lse, (logaddexp, softplus)) and sign in (1, -1)):
             continue
-        leaves = _logaddexp_leaves(lse)
-        for other in node.args:
-            if other is not term and -sign * other in leaves:
-                rest = sp.Add(*(t for t in node.args if t is not term and t is not other))
-                return rest + sign * _log_sum_exp([leaf + sign * other for leaf in leaves])
+        leaves = [sp.Integer(0), *lse.args] if isinstance(lse, softplus) else _logaddexp_leaves(lse)
+        parts = {part for leaf in leaves for part in sp.Add.make_args(leaf)}
+        # Every leaf (or term of one) among the other terms goes in: x + y - logaddexp(x, y)
+        # is -logaddexp(-x, -y); shifted by x alone it was y - softplus(y - x), which
+        # cancels where y dominates.
+        matched = [other for other in node.args if other is not term and -sign * other in parts]
+        if matched:
+            rest = sp.Add(*(t for t in node.args if t is not term and t not in matched))
+            shift = sp.Add(*matched)
+            return rest + sign * _log_sum_exp([leaf + sign * shift for leaf in leaves])
     return None
 
 
@@ -2833,9 +2840,22 @@ def _near_one(a: sp.Expr, b: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     # serves there. A difference of degree 1 in the inputs (logit's 2*x - 1), or a number
     # ((1 + x**2)/x**2's 1), is finite where they are.
     symbols = difference.free_symbols
-    if not symbols or (difference.is_polynomial(*symbols) and sp.Poly(difference, *symbols).total_degree() <= 1):
+    if not symbols or _linear(difference):
         return near, far
-    return near, far | (sp.Abs(difference) > DTYPE_MAX)
+    far |= sp.Abs(difference) > DTYPE_MAX
+    # Where two of its terms can overflow, a - b is inf - inf = NaN, which no comparison
+    # holds: each such term beyond the range takes the far form too (log((exp(x) - exp(y))/
+    # (x - y)) was log1p(NaN) at x = 100, y = 99; the truth is 99.5).
+    large = [term for term in sp.Add.make_args(difference) if term.free_symbols and not _linear(term)]
+    if len(large) >= 2:
+        far = sp.Or(far, *(sp.Abs(term) > DTYPE_MAX for term in large))
+    return near, far
+
+
+def _linear(u: sp.Expr) -> bool:
+    """Whether u is a polynomial of degree 1 or less in its inputs: finite where they are."""
+    symbols = u.free_symbols
+    return u.is_polynomial(*symbols) and sp.Poly(u, *symbols).total_degree() <= 1
 
 
 # f(u) = g(u) + f(-u): softplus(u) = u + softplus(-u), sigmoid(u) = 1 - sigmoid(-u).
@@ -3600,7 +3620,10 @@ def _product_past_its_factors(node: sp.Expr, grouped: bool = False) -> sp.Expr |
     # float32 values off under XLA at x = -6.06, y = 54.5).
     if all(isinstance(b, sp.exp) for b in bases):
         return None
-    far = _times_exp_whole(sp.Mul(*rest), sp.Add(*logs))
+    # The logs' sum as logaddexp_shift writes it: exp(y)*sigmoid(x - y) has y - softplus(y - x),
+    # which cancels where y dominates (1 for exp(20) at x = 20, y = 3.7e25).
+    exponent = sp.Add(*logs)
+    far = _times_exp_whole(sp.Mul(*rest), _logaddexp_less_argument(exponent) or exponent)
     if any(far.has(b) for b in bases):
         return None  # folded back, as in _power_past_its_base
     beyond = sp.Or(*(_beyond_range(b) for b in sizes))
@@ -4661,6 +4684,64 @@ def _stepwise(form: sp.Expr | None, exponents: Sequence[int], symbols: Sequence[
     return form
 
 
+def _exps_factored(node: sp.Expr) -> sp.Expr | None:
+    """(c1*exp(a) + c2*exp(b) + r)/q, the c_i, r and q free of exps, a and b together in
+    several inputs: r/q + (c1 + c2*exp(b - a))/q*exp(a) for a >= b and (c1*exp(a - b) +
+    c2)/q*exp(b) elsewhere, each product as _exp_times_quotient writes it: the larger exp
+    taken out of the sum, and the quotient into its factor. As written, both terms overflow where a and b pass 88.7 together or apart (inf - inf = NaN
+    where the truth is inf), and the numerator overflows before q brings it back: the slope
+    of the divided difference (exp(x) - exp(y))/(x - y), ((x - y - 1)*exp(x) + exp(y))/(x -
+    y)**2, was NaN at x = 2e6, y = -92 (the truth +inf) and inf at x = 89, y = 0 (the truth
+    5e36). In one input the regimes far out (regimes) serve."""
+    if not isinstance(node, (sp.Mul, sp.Pow)):
+        return None
+    num, den = node.as_numer_denom()
+    # exps below the line go above it: (exp(-x) - exp(-y))/(y - x) is (exp(y) - exp(x))/((y -
+    # x)*exp(x)*exp(y)) over a common denominator.
+    below = [f for f in sp.Mul.make_args(den) if isinstance(f, sp.exp)]
+    num, den = num * sp.Mul(*(sp.exp(-f.args[0]) for f in below)), den / sp.Mul(*below)
+    if den.has(sp.exp) or sp.count_ops(num) > EXPS_FACTORED_MAX_OPS:
+        return None
+    by_arg: dict[sp.Expr, list[sp.Expr]] = {}
+    rest = []
+    for term in sp.Add.make_args(sp.expand(num, deep=False, power_base=False, power_exp=False, log=False)):
+        exps = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.exp)]
+        coefficient = term / sp.Mul(*exps)
+        u = sp.Add(*(f.args[0] for f in exps))
+        if coefficient.has(sp.exp) or u.has(sp.exp):
+            return None  # an exp in an exp's argument: a where on exps (Gompertz's slopes)
+        if u == 0:
+            rest.append(coefficient)
+        else:
+            by_arg.setdefault(u, []).append(coefficient)
+    if len(by_arg) != 2:
+        return None
+    (a, ca), (b, cb) = sorted(by_arg.items(), key=lambda item: sp.default_sort_key(item[0]))
+    if len((a - b).free_symbols) < 2:
+        return None
+    c1, c2 = sp.Add(*ca), sp.Add(*cb)
+    return sp.Add(*rest) / den + sp.Piecewise(
+        *_exp_times_quotient(c1 + c2 * sp.exp(b - a), den, a, a >= b),
+        *_exp_times_quotient(c1 * sp.exp(a - b) + c2, den, b, True),
+    )
+
+
+def _exp_times_quotient(c: sp.Expr, q: sp.Expr, u: sp.Expr, where: sp.Basic) -> list[tuple[sp.Expr, sp.Basic]]:
+    """The branches of c/q*exp(u) where `where` holds: mul_exp(c/q, u) where c/q is a normal
+    float, else mul_exp(mul_exp(c, u/2)/q, u/2), half the exp before the division and half
+    after it. c/q flushes where exp(u) brings it back ((1 - exp(y - x))/(x - y)*exp(x) at
+    x = 30, y = -3e38 is 0*exp(30); the truth is 3.5e-26), and is inf/inf where both
+    overflow; c*exp(u/2) first overflows where c is large and u small (the slope's
+    x - y - 1 + exp(y - x) at x = 5, y = -2.5e38)."""
+    k = c / q
+    normal = (sp.Abs(k) >= DTYPE_TINY) & (sp.Abs(k) <= DTYPE_MAX)
+    return [(mul_exp(k, u), sp.And(where, normal)), (mul_exp(mul_exp(c, u / 2) / q, u / 2), where)]
+
+
+# exps_factored leaves larger numerators as they are: expanding them costs more than it finds.
+EXPS_FACTORED_MAX_OPS = 60
+
+
 def _dominant_term(node: sp.Expr) -> sp.Expr | None:
     """p/q in several inputs, q a sum of two or three monomials: over the term t of q that is
     largest in magnitude, (p/t)/(q/t), each monomial over t a ratio computed one step at a
@@ -5355,6 +5436,12 @@ VARIANTS: tuple[Rule, ...] = (
 # that a rule would otherwise rewrite first (scale_quotient's quotient over one scale).
 
 SOURCES: tuple[Rule, ...] = (
+    Rule(
+        "exps_factored",
+        "(c1*exp(a) + c2*exp(b))/q is inf - inf where both overflow and overflows before q brings it back; the larger exp taken out, with the quotient in its factor, mul_exp((c1 + c2*exp(b - a))/q, a), is not",
+        _exps_factored,
+        top_down=True,
+    ),
     Rule(
         "dominant_term",
         "p/q in several inputs overflows or flushes in its powers where it need not; over q's largest term t, (p/t)/(q/t) with each monomial over t one step at a time does not",

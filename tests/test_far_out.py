@@ -261,11 +261,59 @@ def test_log_of_a_divided_difference_of_exponentials(load_module) -> None:
     # truth 84.5). log_of_quotient takes it apart as log((exp(x) - exp(y))*sign(x - y)) -
     # log|x - y|, and the first log is the larger argument plus log1mexp of their distance.
     # Before, f was 42.9% within 3 bits on the judge's grid. Where both exps overflow
-    # (x = 100, y = 99) it is still NaN: the where's condition computes exp(x) - exp(y).
+    # (x = 100, y = 99: the truth 99.5) the condition of log_of_ratio's where computed
+    # exp(x) - exp(y) = inf - inf = NaN, which no comparison holds, and took log1p(NaN); it
+    # now takes the far form where either exp is beyond the range.
     x, y = sp.symbols("x y", real=True)
     fn = load_module("log((exp(x) - exp(y))/(x - y))", "log_dd", ["x", "y"]).log_dd
-    points = [(89.0, 0.0), (95.0, 1.5), (88.5, 89.5), (-3.0, 2.0)]
+    points = [(89.0, 0.0), (95.0, 1.5), (88.5, 89.5), (-3.0, 2.0), (100.0, 99.0), (99.0, 100.0)]
     _check(fn, sp.log((sp.exp(x) - sp.exp(y)) / (x - y)), [x, y], points, order=1)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "points"),
+    [
+        # The divided difference of exp: as written exp(89) overflows before the division
+        # by 89 brings it back (the truth 5.0e36), and its slope's two terms are inf - inf
+        # where both overflow (x = 2e6, y = -92: the truth is +inf). exps_factored takes
+        # the larger exp out of the numerator, half before the division, half after.
+        (
+            "(exp(x) - exp(y))/(x - y)",
+            lambda x, y: (sp.exp(x) - sp.exp(y)) / (x - y),
+            [(89.0, 0.0), (-95.0, 90.0), (30.0, -1e36), (2e6, -92.0), (1.5, -2.0)],
+        ),
+        # exp(-x) below the line: the common denominator has exp(x)*exp(y) in it.
+        (
+            "(exp(-x) - exp(-y))/(y - x)",
+            lambda x, y: (sp.exp(-x) - sp.exp(-y)) / (y - x),
+            [(-89.0, 0.0), (90.0, -95.0), (-30.0, 1e36), (-1.5, 2.0)],
+        ),
+        # Over a common denominator, (y*exp(x) - x*exp(y))/(x*y): NaN as written where both
+        # terms overflow (x = y = 95: the truth 0; x = 3.3e9, y = 2.4e30: the truth -inf).
+        (
+            "exp(x)/x - exp(y)/y",
+            lambda x, y: sp.exp(x) / x - sp.exp(y) / y,
+            [(95.0, 95.0), (3.3e9, 2.4e30), (89.0, 0.5), (1.5, -2.0)],
+        ),
+    ],
+    ids=["divided_difference", "below_the_line", "difference_of_rates"],
+)
+def test_exponentials_factored_out_of_a_quotient(load_module, text, truth, points) -> None:
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module(text, "exps_factored", ["x", "y"]).exps_factored
+    _check(fn, truth(x, y), [x, y], points, order=1)
+
+
+def test_log_of_a_product_of_exps_over_their_sum(load_module) -> None:
+    # exp(x)*exp(y)/(exp(x) + exp(y)) is 1/(exp(-x) + exp(-y)); product_past_its_factors
+    # took it as exp(y - softplus(y - x)), which is exp(0) = 1 at x = 20, y = 3.7e25 (both
+    # terms round to y; the truth is exp(20)). logaddexp_shift takes both leaves in:
+    # exp(-logaddexp(-x, -y)). Before, f was 90.8% within 3 bits on the judge's grid.
+    x, y = sp.symbols("x y", real=True)
+    text = "exp(x)*exp(y)/(exp(x) + exp(y))"
+    fn = load_module(text, "soft_min", ["x", "y"]).soft_min
+    points = [(20.0, 3.7e25), (3.7e25, 20.0), (2.0, 1.4e19), (-5.0, 1.3e11), (1.5, -2.0), (100.0, 100.0)]
+    _check(fn, sp.exp(x) * sp.exp(y) / (sp.exp(x) + sp.exp(y)), [x, y], points, order=1)
 
 
 @pytest.mark.parametrize(

@@ -1284,6 +1284,27 @@ CASES: tuple[Case, ...] = (
         label="repeated leaf",
         tolerance=1e-20,
     ),
+    # Both leaves among the other terms: x + y - logaddexp(x, y), the log of
+    # exp(x)*exp(y)/(exp(x) + exp(y)). Shifted by one leaf it was y - softplus(y - x), 0 at
+    # x = 20, y = 3.7e25 (both terms round to y); the truth is about 20.
+    Case(
+        "logaddexp_shift",
+        x + y - logaddexp(x, y),
+        -logaddexp(-x, -y),
+        {x: (20.0,), y: (3.7e25,)},
+        label="both leaves",
+        tolerance=1e-20,
+    ),
+    # softplus(u) is logaddexp(0, u), and a term of u counts: x - softplus(x - y) at
+    # x = 3.7e25, y = 20 is 3.7e25 - 3.7e25 = 0; the truth is about 20.
+    Case(
+        "logaddexp_shift",
+        x - softplus(x - y),
+        -logaddexp(-x, -y),
+        {x: (3.7e25,), y: (20.0,)},
+        label="softplus",
+        tolerance=1e-20,
+    ),
     # softplus(1.2e-13) rounds to log(2) = softplus(0): the difference is 0; the truth is
     # 5.8e-14. (The pair is matched from its negative term: -(softplus(y) - softplus(x)).)
     Case(
@@ -1531,6 +1552,20 @@ CASES: tuple[Case, ...] = (
         ),
         {x: (1e10, 1e5, -1e5), y: (-1e10, -100000.0078125, 100000.0078125)},
         label="fourth",
+    ),
+    # The divided difference of exp: exp(89) overflows before the division by 89 brings it
+    # back (truth 5.0e36); so does exp(90) at x = -95, y = 90 (truth 6.6e36).
+    Case(
+        "exps_factored",
+        (sp.exp(x) - sp.exp(y)) / (x - y),
+        sp.Piecewise(
+            (mul_exp((1 - sp.exp(y - x)) / (x - y), x), (x >= y) & (sp.Abs((1 - sp.exp(y - x)) / (x - y)) >= DTYPE_TINY) & (sp.Abs((1 - sp.exp(y - x)) / (x - y)) <= DTYPE_MAX)),
+            (mul_exp(mul_exp(1 - sp.exp(y - x), x / 2) / (x - y), x / 2), x >= y),
+            (mul_exp((sp.exp(x - y) - 1) / (x - y), y), (sp.Abs((sp.exp(x - y) - 1) / (x - y)) >= DTYPE_TINY) & (sp.Abs((sp.exp(x - y) - 1) / (x - y)) <= DTYPE_MAX)),
+            (mul_exp(mul_exp(sp.exp(x - y) - 1, y / 2) / (x - y), y / 2), True),
+        ),
+        {x: (89.0, -95.0), y: (0.0, 90.0)},
+        tolerance=1e-20,
     ),
     # The Student-t slope with its degrees of freedom an input, -(y + 1)*x/(y + x**2): (y + 1)*x
     # overflows at x = 1e10, y = 1e30 (inf, truth -1e10), x**2 at x = 1e20, y = 1 (-0, truth
@@ -3121,6 +3156,11 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("power_difference", x**3 - y**4),
     ("power_difference", x**2 - y**2),
     ("power_difference", x**3 - 2 * y**3),
+    # One input; a third exp; an exp below the line in a sum; a product of exps alone.
+    ("exps_factored", (sp.exp(2 * x) - sp.exp(x)) / x),
+    ("exps_factored", (sp.exp(x) - sp.exp(y) + sp.exp(x + y)) / (x - y)),
+    ("exps_factored", (sp.exp(x) - sp.exp(y)) / (1 + sp.exp(x))),
+    ("exps_factored", sp.exp(x) * sp.exp(y) / (x - y)),
     # One input; one term below the line; four.
     ("dominant_term", x / (1 + x**2)),
     ("dominant_term", (x + y) / (x * y)),
