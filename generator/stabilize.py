@@ -4700,7 +4700,14 @@ def _exps_factored(node: sp.Expr) -> sp.Expr | None:
     # x)*exp(x)*exp(y)) over a common denominator.
     below = [f for f in sp.Mul.make_args(den) if isinstance(f, sp.exp)]
     num, den = num * sp.Mul(*(sp.exp(-f.args[0]) for f in below)), den / sp.Mul(*below)
-    if den.has(sp.exp) or sp.count_ops(num) > EXPS_FACTORED_MAX_OPS:
+    if den.has(sp.exp):
+        # The whole quotient or nothing: the walk from the top would otherwise take a part,
+        # the 1/(exp(x) + exp(y)) of softmax's exp(x)/(exp(x) + exp(y)).
+        num, den = num * sp.Mul(*below), den * sp.Mul(*below)
+        if sp.count_ops(num) + sp.count_ops(den) > EXPS_FACTORED_MAX_OPS:
+            return node
+        return _exps_factored_below(num, den) or node
+    if sp.count_ops(num) > EXPS_FACTORED_MAX_OPS:
         return None
     by_arg: dict[sp.Expr, list[sp.Expr]] = {}
     rest = []
@@ -4724,6 +4731,37 @@ def _exps_factored(node: sp.Expr) -> sp.Expr | None:
         *_exp_times_quotient(c1 + c2 * sp.exp(b - a), den, a, a >= b),
         *_exp_times_quotient(c1 * sp.exp(a - b) + c2, den, b, True),
     )
+
+
+def _exps_factored_below(num: sp.Expr, den: sp.Expr) -> sp.Expr | None:
+    """num/den with exps below the line, as exps_factored takes them: where every exp in
+    both is exp(a) or exp(b) (a, b in several inputs), and each of num and den is a
+    homogeneous polynomial in them, of degrees m and n (m != n), num(1, exp(b - a))/
+    den(1, exp(b - a))*exp((m - n)*a) for a >= b, and the mirror image. The reciprocal
+    divided difference (x - y)/(exp(x) - exp(y)) flushes to 0 where the difference overflows
+    (x = 89, y = 0: the truth 2.0e-37), and its slope ((exp(x) - exp(y)) - (x - y)*exp(x))/
+    (exp(x) - exp(y))**2 is inf/inf where the exps overflow."""
+    exps = sorted(num.atoms(sp.exp) | den.atoms(sp.exp), key=sp.default_sort_key)
+    if len(exps) != 2 or any(e.args[0].has(sp.exp) for e in exps):
+        return None
+    a, b = (e.args[0] for e in exps)
+    if len((a - b).free_symbols) < 2:
+        return None
+    ea, eb = sp.Dummy("ea"), sp.Dummy("eb")
+    degrees = []
+    for part in (num, den):
+        poly = sp.Poly(part.xreplace({exps[0]: ea, exps[1]: eb}), ea, eb)
+        if any(c.has(sp.exp) for c in poly.coeffs()) or not poly.is_homogeneous:
+            return None
+        degrees.append(poly.total_degree())
+    shift = degrees[0] - degrees[1]
+    if shift == 0:
+        return None  # a ratio of like degree: softmax and its kin
+    branches = []
+    for u, where in ((a, a >= b), (b, True)):
+        scaled = {e: sp.exp(e.args[0] - u) for e in exps}  # exp(u) is 1, the other exp(v - u)
+        branches += _exp_times_quotient(num.xreplace(scaled), den.xreplace(scaled), shift * u, where)
+    return sp.Piecewise(*branches)
 
 
 def _exp_times_quotient(c: sp.Expr, q: sp.Expr, u: sp.Expr, where: sp.Basic) -> list[tuple[sp.Expr, sp.Basic]]:

@@ -295,8 +295,16 @@ def test_log_of_a_divided_difference_of_exponentials(load_module) -> None:
             lambda x, y: sp.exp(x) / x - sp.exp(y) / y,
             [(95.0, 95.0), (3.3e9, 2.4e30), (89.0, 0.5), (1.5, -2.0)],
         ),
+        # Its reciprocal: (x - y)/exp(89) flushes to 0 as written (the truth 2.0e-37), and
+        # the slope's ((exp(x) - exp(y)) - (x - y)*exp(x))/(exp(x) - exp(y))**2 is inf/inf
+        # where the exps overflow (x = 3.7e25, y = 89: the truth -0).
+        (
+            "(x - y)/(exp(x) - exp(y))",
+            lambda x, y: (x - y) / (sp.exp(x) - sp.exp(y)),
+            [(89.0, 0.0), (-95.0, 90.0), (3.7e25, 89.0), (1.5, -2.0)],
+        ),
     ],
-    ids=["divided_difference", "below_the_line", "difference_of_rates"],
+    ids=["divided_difference", "below_the_line", "difference_of_rates", "reciprocal"],
 )
 def test_exponentials_factored_out_of_a_quotient(load_module, text, truth, points) -> None:
     x, y = sp.symbols("x y", real=True)

@@ -1567,6 +1567,21 @@ CASES: tuple[Case, ...] = (
         {x: (89.0, -95.0), y: (0.0, 90.0)},
         tolerance=1e-20,
     ),
+    # Exps below the line: the reciprocal divided difference flushes to 0 where exp(x - y)
+    # - 1 overflows (x = 89, y = 0: the truth 2.0e-37; x = -95, y = 90: 1.5e-37).
+    Case(
+        "exps_factored",
+        (x - y) / (sp.exp(x) - sp.exp(y)),
+        sp.Piecewise(
+            (mul_exp((x - y) / (1 - sp.exp(y - x)), -x), (x >= y) & (sp.Abs((x - y) / (1 - sp.exp(y - x))) >= DTYPE_TINY) & (sp.Abs((x - y) / (1 - sp.exp(y - x))) <= DTYPE_MAX)),
+            (mul_exp(mul_exp(x - y, -x / 2) / (1 - sp.exp(y - x)), -x / 2), x >= y),
+            (mul_exp((x - y) / (sp.exp(x - y) - 1), -y), (sp.Abs((x - y) / (sp.exp(x - y) - 1)) >= DTYPE_TINY) & (sp.Abs((x - y) / (sp.exp(x - y) - 1)) <= DTYPE_MAX)),
+            (mul_exp(mul_exp(x - y, -y / 2) / (sp.exp(x - y) - 1), -y / 2), True),
+        ),
+        {x: (89.0, -95.0), y: (0.0, 90.0)},
+        label="below",
+        tolerance=1e-20,
+    ),
     # The Student-t slope with its degrees of freedom an input, -(y + 1)*x/(y + x**2): (y + 1)*x
     # overflows at x = 1e10, y = 1e30 (inf, truth -1e10), x**2 at x = 1e20, y = 1 (-0, truth
     # -2e-20), both at x = -3e19, y = 2e38 (NaN, truth 5.5e18).
@@ -3161,6 +3176,10 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("exps_factored", (sp.exp(x) - sp.exp(y) + sp.exp(x + y)) / (x - y)),
     ("exps_factored", (sp.exp(x) - sp.exp(y)) / (1 + sp.exp(x))),
     ("exps_factored", sp.exp(x) * sp.exp(y) / (x - y)),
+    # Below the line: a ratio of like degree (softmax's); not homogeneous; a third exp.
+    ("exps_factored", sp.exp(x) / (sp.exp(x) + sp.exp(y))),
+    ("exps_factored", x / (1 + sp.exp(x) - sp.exp(y))),
+    ("exps_factored", x / (sp.exp(x) - sp.exp(y) + sp.exp(x + y))),
     # One input; one term below the line; four.
     ("dominant_term", x / (1 + x**2)),
     ("dominant_term", (x + y) / (x * y)),
