@@ -4688,11 +4688,13 @@ def _exps_factored(node: sp.Expr) -> sp.Expr | None:
     """(c1*exp(a) + c2*exp(b) + r)/q, the c_i, r and q free of exps, a and b together in
     several inputs: r/q + (c1 + c2*exp(b - a))/q*exp(a) for a >= b and (c1*exp(a - b) +
     c2)/q*exp(b) elsewhere, each product as _exp_times_quotient writes it: the larger exp
-    taken out of the sum, and the quotient into its factor. As written, both terms overflow where a and b pass 88.7 together or apart (inf - inf = NaN
-    where the truth is inf), and the numerator overflows before q brings it back: the slope
-    of the divided difference (exp(x) - exp(y))/(x - y), ((x - y - 1)*exp(x) + exp(y))/(x -
-    y)**2, was NaN at x = 2e6, y = -92 (the truth +inf) and inf at x = 89, y = 0 (the truth
-    5e36). In one input the regimes far out (regimes) serve."""
+    taken out of the sum, and the quotient into its factor. As written, both terms
+    overflow where a and b pass 88.7 together or apart (inf - inf = NaN where the truth is
+    inf), and the numerator overflows before q brings it back: the slope of the divided
+    difference (exp(x) - exp(y))/(x - y), ((x - y - 1)*exp(x) + exp(y))/(x - y)**2, was NaN
+    at x = 2e6, y = -92 (the truth +inf) and inf at x = 89, y = 0 (the truth 5e36). With
+    exps in a sum below the line, _exps_factored_below. In one input the regimes far out
+    (regimes) serve."""
     if not isinstance(node, (sp.Mul, sp.Pow)):
         return None
     num, den = node.as_numer_denom()
@@ -5476,7 +5478,7 @@ VARIANTS: tuple[Rule, ...] = (
 SOURCES: tuple[Rule, ...] = (
     Rule(
         "exps_factored",
-        "(c1*exp(a) + c2*exp(b))/q is inf - inf where both overflow and overflows before q brings it back; the larger exp taken out, with the quotient in its factor, mul_exp((c1 + c2*exp(b - a))/q, a), is not",
+        "(c1*exp(a) + c2*exp(b))/q is inf - inf where both overflow and overflows before q brings it back (q/(c1*exp(a) + c2*exp(b)) flushes); the larger exp taken out, with the quotient in its factor, mul_exp((c1 + c2*exp(b - a))/q, a), is not",
         _exps_factored,
         top_down=True,
     ),
