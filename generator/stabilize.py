@@ -4698,17 +4698,16 @@ def _exps_factored(node: sp.Expr) -> sp.Expr | None:
     if not isinstance(node, (sp.Mul, sp.Pow)):
         return None
     num, den = node.as_numer_denom()
-    # exps below the line go above it: (exp(-x) - exp(-y))/(y - x) is (exp(y) - exp(x))/((y -
-    # x)*exp(x)*exp(y)) over a common denominator.
     below = [f for f in sp.Mul.make_args(den) if isinstance(f, sp.exp)]
-    num, den = num * sp.Mul(*(sp.exp(-f.args[0]) for f in below)), den / sp.Mul(*below)
-    if den.has(sp.exp):
+    if (den / sp.Mul(*below)).has(sp.exp):
         # The whole quotient or nothing: the walk from the top would otherwise take a part,
         # the 1/(exp(x) + exp(y)) of softmax's exp(x)/(exp(x) + exp(y)).
-        num, den = num * sp.Mul(*below), den * sp.Mul(*below)
         if sp.count_ops(num) + sp.count_ops(den) > EXPS_FACTORED_MAX_OPS:
             return node
         return _exps_factored_below(num, den) or node
+    # Lone exps below the line go above it: (exp(-x) - exp(-y))/(y - x) is (exp(y) -
+    # exp(x))/((y - x)*exp(x)*exp(y)) over a common denominator.
+    num, den = num * sp.Mul(*(sp.exp(-f.args[0]) for f in below)), den / sp.Mul(*below)
     if sp.count_ops(num) > EXPS_FACTORED_MAX_OPS:
         return None
     by_arg: dict[sp.Expr, list[sp.Expr]] = {}
