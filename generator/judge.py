@@ -737,6 +737,38 @@ def _flushed(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
 _exp = _flushed(_np.exp)
 
 
+# The most results each `_by_value` helper keeps.
+BY_VALUE_MAX = 256
+
+
+def _by_value(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """f remembered by its arguments' values (dtype, shape and bytes). The judge evaluates
+    the same helper call, polygamma_diff(0, x**y, log(x)), in every candidate of a choice,
+    at the same points, and the helpers take hundreds of flushed steps each: 75% of the
+    generation of erfc(lbeta(x**y, log(x)))."""
+    memo: dict[tuple[object, ...], np.ndarray] = {}
+
+    def key(a: object) -> object:
+        if isinstance(a, np.ndarray):
+            plain = a.view(np.ndarray)
+            return (plain.dtype.str, plain.shape, plain.tobytes())
+        if isinstance(a, np.generic):
+            return (a.dtype.str, a.tobytes())
+        return (type(a), a)
+
+    @functools.wraps(f)
+    def wrapped(*args: object) -> np.ndarray:
+        k = tuple(map(key, args))
+        found = memo.get(k)
+        if found is None:
+            if len(memo) >= BY_VALUE_MAX:
+                memo.clear()
+            found = memo[k] = f(*args)
+        return found.copy()  # callers may write into their result
+
+    return wrapped
+
+
 def _power(b: np.ndarray, k: object) -> np.ndarray:
     k = int(k)
     # A square and a reciprocal are exact; other powers are NumPy's pow (see _rounded).
@@ -780,12 +812,12 @@ NUMPY_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "erf": _like(_erf),
     "erfc": _flushed(_like(_erfc)),
     "lgamma": _like(_lgamma),
-    "polygamma": _flushed(_polygamma),
-    "lbeta": _flushed(_lbeta),
-    "lgamma_diff": _flushed(_lgamma_diff),
-    "lgamma_kernel": _flushed(_lgamma_kernel),
-    "log_digamma_gap": _flushed(_log_digamma_gap),
-    "polygamma_diff": _flushed(_polygamma_diff),
+    "polygamma": _by_value(_flushed(_polygamma)),
+    "lbeta": _by_value(_flushed(_lbeta)),
+    "lgamma_diff": _by_value(_flushed(_lgamma_diff)),
+    "lgamma_kernel": _by_value(_flushed(_lgamma_kernel)),
+    "log_digamma_gap": _by_value(_flushed(_log_digamma_gap)),
+    "polygamma_diff": _by_value(_flushed(_polygamma_diff)),
     "ipow": _power,
     "flushed_power": _flushed(_power),
     "clip": _clip,

@@ -436,6 +436,36 @@ def test_a_where_is_compiled_branch_for_branch_and_forms_share_their_globals() -
     assert first.__globals__ is second.__globals__
 
 
+def test_the_special_functions_are_remembered_by_their_arguments_values() -> None:
+    # The judge evaluates polygamma_diff(0, x**y, log(x)) in every candidate at the same
+    # points: remembered by value, each call's result is the helper's own, a fresh array.
+    calls = []
+
+    def helper(n: object, u: np.ndarray) -> np.ndarray:
+        calls.append(n)
+        return np.asarray(u) * 2
+
+    remembered = judge._by_value(helper)
+    u = np.array([1.0, 2.5, -3.0], dtype=np.float32)
+    first = remembered(0, u)
+    first[0] = 99.0  # a caller writes into its result
+    np.testing.assert_array_equal(remembered(0, u.copy()), u * 2)
+    assert calls == [0]
+    # Another dtype, another order or another value is another call.
+    remembered(0, u.astype(np.float64))
+    remembered(1, u)
+    remembered(0, u + 1)
+    remembered(0.0, u)  # 0.0 == 0 and hashes alike, but is another argument
+    assert calls == [0, 0, 1, 0, 0.0]
+    # The judge's helpers so remembered give what they compute.
+    y_values = np.array([0.75, 3.0, 1e5, -2.5], dtype=np.float32)
+    x_values = np.array([0.5, -1.25, 2.0, 0.3], dtype=np.float32)
+    once = judge.NUMPY_FUNCTIONS["polygamma_diff"](0, y_values, x_values)
+    again = judge.NUMPY_FUNCTIONS["polygamma_diff"](0, y_values, x_values)
+    np.testing.assert_array_equal(once, judge._polygamma_diff(0, y_values, x_values))
+    np.testing.assert_array_equal(once, again)
+
+
 def test_the_reference_takes_lgamma_and_polygamma_at_an_integer() -> None:
     # lambdify prints lgamma(3) (lbeta(3, x)'s) with the integer 3, which the reference
     # took for a complex argument: NaN at every point.
