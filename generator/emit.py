@@ -67,6 +67,8 @@ _RULE_WHY = {rule.name: rule.why for rule in _RULES_WHY} | {
     "gives the finite limit (used where regimes are not: with parameters, or several inputs)",
     "sigmoid_slope": "sigmoid(u)*sigmoid(-u) as exp(-|u|)/(1 + exp(-|u|))**2: one exp, half the rounding of two "
     "TF sigmoids",
+    "diagonal_pairs_first": "terms that cancel where two inputs meet lose a smaller term added before them "
+    "(2/D**2 - 2*x*(x/D**2) + 2*y*(y/D**2) at x = y); summed first, they cancel to their difference alone",
 }
 
 

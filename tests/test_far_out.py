@@ -364,6 +364,17 @@ def test_cauchy_loss_where_the_square_overflows(load_module) -> None:
     )
 
 
+def test_log_of_a_sum_of_squares_curved_where_its_inputs_meet(load_module) -> None:
+    # d2f/dx2 = 2/D**2 - 2*x*(x/D**2) + 2*y*(y/D**2), D = 1 + x**2 + y**2: at x = y the
+    # last two cancel, and added in SymPy's order the first was lost before they did (6%
+    # off at x = y = -1278, 0 at x = y = -2.06e6 where the truth is 2.75e-26). The pair is
+    # summed first (derive._diagonal_pairs_first).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("log(1 + x**2 + y**2)", "log_norm").log_norm
+    points = [(-1277.565, -1277.565), (-95.0, -95.0), (-2.0648742e6, -2.0648742e6), (3.0e3, 3.0e3), (1.0e19, 1.0e19)]
+    _check(fn, sp.log(1 + x**2 + y**2), [x, y], points, tol=2e-6)
+
+
 def test_generalized_norms_where_the_squares_overflow(load_module) -> None:
     # (x**2 + y**2)**(3/8) and (x**2 + 1/16)**(-3/8) as powers of hypot: as written x**2 is
     # inf beyond 1.8e19 (inf**(3/8) = inf, inf**(-3/8) = 0), where the truths are normal

@@ -199,3 +199,21 @@ def test_a_function_argument_is_held_over_a_common_factor_above_one_only() -> No
     spread = sp.exp(x - 7 * softplus(x) / 10)
     assert _hold_common_factors(spread) == spread
     assert _hold_common_factors(sp.tanh(x / 2 - y / 2)) == sp.tanh(ipow(x - y, 1) / 2)
+
+
+def test_terms_that_cancel_where_two_inputs_meet_are_summed_first() -> None:
+    """2/D**2 - 2*x*(x/D**2) + 2*y*(y/D**2) (d2f/dx2 of log(1 + x**2 + y**2)): at x = y the
+    last two cancel, and 2/D**2, added first, was lost. The pair is held and summed first,
+    held terms seen through; terms that do not cancel there, and a sum of two, are left."""
+    from generator.derive import _diagonal_pairs_first
+
+    x, y, z = sp.symbols("x y z", real=True)
+    d = (1 + x**2 + y**2) ** 2
+    form = 2 / d - 2 * x * (x / d) + 2 * y * (y / d)
+    assert _diagonal_pairs_first(form, (x, y)) == ipow(-2 * x * (x / d) + 2 * y * (y / d), 1) + 2 / d
+    held = ipow(-2 * ipow(x / d, 1) ** 2, 1) + ipow(2 * ipow(y / d, 1) ** 2, 1) + 1 / d
+    assert _diagonal_pairs_first(held, (x, y)) == ipow(held - 1 / d, 1) + 1 / d
+    # In the inputs that meet: x and z here.
+    assert _diagonal_pairs_first(x**3 - z**3 + y, (x, y, z)) == ipow(x**3 - z**3, 1) + y
+    for left in (x**2 + y**2 + 1, x - y, 2 / d - x * (x / d) + 2 * y * (y / d)):
+        assert _diagonal_pairs_first(left, (x, y)) == left
