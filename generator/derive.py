@@ -333,12 +333,17 @@ def derive(
         # No regimes: their thresholds would hold for the default parameters only. An
         # exponential held below overflow depends on no threshold in the inputs.
         for idx in partials:
-            # Terms that cancel where two inputs meet, summed before the rest, where the judge
-            # measures that as more accurate (_diagonal_pairs_first).
+            # Terms that cancel where two inputs meet, summed before the rest, unless the judge
+            # measures that as less accurate (_diagonal_pairs_first). Not where it measures no
+            # gain only: the judge's cse names its temporaries otherwise than the module's, and
+            # SymPy orders a sum's terms by those names. The slope of x**2/(1 + x**2 + y**2) in
+            # x and y was judged with its cancelling pair added first, exact at x = y, and the
+            # module added it last: 0 at x = y = -2.06e6, where the truth is -2.75e-26.
             paired = _diagonal_pairs_first(partials[idx], variables)
             if paired != partials[idx]:
-                at_defaults = [e.xreplace(defaults) for e in (partials[idx], paired)]
-                if judge.best(at_defaults, raw[idx].xreplace(defaults), variables, domain) == at_defaults[1]:
+                if judge.as_accurate(
+                    paired.xreplace(defaults), partials[idx].xreplace(defaults), raw[idx].xreplace(defaults), variables, domain
+                ):
                     partials[idx] = paired
                     if "diagonal_pairs_first" not in fired:
                         fired.append("diagonal_pairs_first")

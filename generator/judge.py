@@ -1795,6 +1795,18 @@ def no_worse(variant: sp.Expr, form: sp.Expr, symbols: tuple[sp.Symbol, ...]) ->
     return not new_failures.any() and variant_bits.mean() <= form_bits.mean() + TIE_BITS
 
 
+def as_accurate(
+    variant: sp.Expr, form: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr | None = None
+) -> bool:
+    """Whether `variant` is as accurate as `form` on the judge's points: within TIE_BITS of
+    its mean bits, and beyond GOOD_BITS at no more points. For a rewrite that costs nothing
+    at run time but that `best` would weigh by its nodes (a sum held, ipow(u, 1))."""
+    points, truth, _ = judged_points(truth_expr, symbols, domain)
+    variant_mean, variant_bad = _scored(variant, symbols, points, truth)
+    form_mean, form_bad = _scored(form, symbols, points, truth)
+    return variant_mean <= form_mean + TIE_BITS and variant_bad <= form_bad
+
+
 def repairs(
     variant: sp.Expr, form: sp.Expr, truth_expr: sp.Expr, symbols: tuple[sp.Symbol, ...], domain: sp.Expr
 ) -> bool:
@@ -2129,11 +2141,10 @@ class _Where(sp.Piecewise):
     it. SymPy's Piecewise merges branches whenever it is built: a third of the judge's
     compilation of the 2,400 candidates of (exp(x) - exp(y))/(x - y) at order 2. It also
     changed values: where the cse made two branches one temporary, the where became that
-    temporary, and the sum around it was rebuilt with its terms in another order, which
-    float addition is not indifferent to. The module adds them as written: d2f/dx2 of
-    log(1 + x**2 + y**2), a sum that cancels, at x = -2.06e6, y = -1278 was judged 2.75e-26,
-    the truth, where TF computes 0 (95.3% within 3 bits through TF at order 2, where the
-    docstring said 99.6%)."""
+    temporary, and the sum around it was rebuilt with its terms in another order than the
+    module's, whose where stays. A candidate d2f/dx2 of log(1 + x**2 + y**2), a sum that
+    cancels, was judged 2.75e-26 (the truth) at x = y = -2.06e6, where TF computes 0 (95.3%
+    within 3 bits through TF at order 2, where the docstring said 99.6%)."""
 
     @classmethod
     def eval(cls, *args: object) -> None:

@@ -371,8 +371,20 @@ def test_log_of_a_sum_of_squares_curved_where_its_inputs_meet(load_module) -> No
     # summed first (derive._diagonal_pairs_first).
     x, y = sp.symbols("x y", real=True)
     fn = load_module("log(1 + x**2 + y**2)", "log_norm").log_norm
-    points = [(-1277.565, -1277.565), (-95.0, -95.0), (-2.0648742e6, -2.0648742e6), (3.0e3, 3.0e3), (1.0e19, 1.0e19)]
-    _check(fn, sp.log(1 + x**2 + y**2), [x, y], points, tol=2e-6)
+    _check(fn, sp.log(1 + x**2 + y**2), [x, y], _MEETING, tol=2e-6)
+
+
+def test_share_of_a_square_curved_where_its_inputs_meet(load_module) -> None:
+    # d2f/dxdy's numerator -4*x*y*(1 + y**2 - x**2)/S**2 (over S = 1 + |x|/2 + |y|/2) was
+    # summed with its cancelling pair last: 0 at x = y = -2.06e6, where the truth is
+    # -2.75e-26. The judge had summed the pair first (its cse names temporaries otherwise,
+    # and SymPy orders a sum by the names), so it saw no gain in holding it.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("x**2/(1 + x**2 + y**2)", "square_share").square_share
+    _check(fn, x**2 / (1 + x**2 + y**2), [x, y], _MEETING, tol=2e-6)
+
+
+_MEETING = [(-1277.565, -1277.565), (-95.0, -95.0), (-2.0648742e6, -2.0648742e6), (3.0e3, 3.0e3), (1.0e19, 1.0e19)]
 
 
 def test_generalized_norms_where_the_squares_overflow(load_module) -> None:
