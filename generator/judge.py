@@ -749,16 +749,20 @@ def _by_value(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     memo: dict[tuple[object, ...], np.ndarray] = {}
 
     def key(a: object) -> object:
-        if isinstance(a, np.ndarray):
-            plain = a.view(np.ndarray)
-            return (plain.dtype.str, plain.shape, plain.tobytes())
-        if isinstance(a, np.generic):
-            return (a.dtype.str, a.tobytes())
-        return (type(a), a)
+        # None for an argument whose bytes are not its value (an object array holds
+        # pointers, which a freed object's successor can reuse) or that has no hash.
+        if isinstance(a, (np.ndarray, np.generic)):
+            if a.dtype.kind not in "biuf":
+                return None
+            plain = a.view(np.ndarray) if isinstance(a, np.ndarray) else a
+            return (plain.dtype.str, np.shape(plain), plain.tobytes())
+        return (type(a), a) if isinstance(a, (int, float)) else None
 
     @functools.wraps(f)
     def wrapped(*args: object) -> np.ndarray:
         k = tuple(map(key, args))
+        if None in k:
+            return f(*args)
         found = memo.get(k)
         if found is None:
             if len(memo) >= BY_VALUE_MAX:

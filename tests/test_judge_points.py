@@ -457,6 +457,10 @@ def test_the_special_functions_are_remembered_by_their_arguments_values() -> Non
     remembered(0, u + 1)
     remembered(0.0, u)  # 0.0 == 0 and hashes alike, but is another argument
     assert calls == [0, 0, 1, 0, 0.0]
+    # An object array's bytes are pointers, not values: not remembered.
+    remembered(2, u.astype(object))
+    remembered(2, u.astype(object))
+    assert calls == [0, 0, 1, 0, 0.0, 2, 2]
     # The judge's helpers so remembered give what they compute.
     y_values = np.array([0.75, 3.0, 1e5, -2.5], dtype=np.float32)
     x_values = np.array([0.5, -1.25, 2.0, 0.3], dtype=np.float32)
