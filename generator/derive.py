@@ -22,7 +22,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import exp_finite, ipow, kink_slopes_as_zero, mul_exp, naive, numeric, real_diff, xlogy
+from generator.primitives import exp_finite, ipow, is_held, kink_slopes_as_zero, mul_exp, naive, numeric, real_diff, xlogy
 from generator.stabilize import (
     CHOSEN_FORM_PASSES,
     GUARDS,
@@ -340,13 +340,12 @@ def derive(
             # x and y was judged with its cancelling pair added first, exact at x = y, and the
             # module added it last: 0 at x = y = -2.06e6, where the truth is -2.75e-26.
             paired = _diagonal_pairs_first(partials[idx], variables)
-            if paired != partials[idx]:
-                if judge.as_accurate(
-                    paired.xreplace(defaults), partials[idx].xreplace(defaults), raw[idx].xreplace(defaults), variables, domain
-                ):
-                    partials[idx] = paired
-                    if "diagonal_pairs_first" not in fired:
-                        fired.append("diagonal_pairs_first")
+            if paired != partials[idx] and judge.as_accurate(
+                paired.xreplace(defaults), partials[idx].xreplace(defaults), raw[idx].xreplace(defaults), variables, domain
+            ):
+                partials[idx] = paired
+                if "diagonal_pairs_first" not in fired:
+                    fired.append("diagonal_pairs_first")
             held = _hold_exps(partials[idx])
             if held != partials[idx] and judge.repairs(
                 held.xreplace(defaults), partials[idx].xreplace(defaults), raw[idx].xreplace(defaults), variables, domain
@@ -644,10 +643,6 @@ def _group_input_sums(form: sp.Expr) -> sp.Expr:
     return form.replace(lambda e: isinstance(e, sp.Add), group)
 
 
-def _held(e: sp.Basic) -> bool:
-    return isinstance(e, ipow) and e.args[1] == 1
-
-
 def _diagonal_pairs_first(form: sp.Expr, variables: tuple[sp.Symbol, ...]) -> sp.Expr:
     """`form` with each sum's pairs of terms that cancel exactly where two inputs are equal
     (one input written for the other, their sum is 0) summed first, held (ipow(., 1)). The
@@ -662,7 +657,7 @@ def _diagonal_pairs_first(form: sp.Expr, variables: tuple[sp.Symbol, ...]) -> sp
             return add
         for a, b in pairs:
             # Held sums (ipow(., 1)) as plain ones, so that SymPy can see the pair cancel.
-            met = [t.xreplace({b: a}).replace(_held, lambda e: e.args[0]) for t in add.args]
+            met = [t.xreplace({b: a}).replace(is_held, lambda e: e.args[0]) for t in add.args]
             paired: list[tuple[int, int]] = []
             taken: set[int] = set()
             for i, j in itertools.combinations(range(len(met)), 2):

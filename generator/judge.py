@@ -1847,7 +1847,7 @@ def _numpy_function(expr: sp.Expr, symbols: tuple[sp.Symbol, ...], float64: bool
     # A dtype's constant (by_dtype) takes the float64 value for float64. A branch at a pole
     # (acosh's slope 1/sqrt(x**2 - 1) at x = 1) holds zoo, which the printer cannot print
     # (KeyError 'ComplexInfinity'): its value is undefined.
-    expr = prim.replace_each(expr, _narrow_constant if float64 else _wide_constant)
+    expr = prim.replace_each(expr, _DTYPE_CONSTANTS[float64])
     size, nodes = _tree(expr)
     if sp.zoo in nodes:
         expr = expr.xreplace({sp.zoo: sp.nan})
@@ -2155,18 +2155,17 @@ class _Where(sp.Piecewise):
         return None
 
 
-def _wide_constant(e: sp.Expr) -> sp.Expr | None:
-    """A dtype's constant (prim.by_dtype) as its float32 value, and a where as a _Where."""
+def _dtype_constant(e: sp.Expr, index: int) -> sp.Expr | None:
+    """A dtype's constant (prim.by_dtype) as its value args[index] (0 float32, 1 float64),
+    and a where as a _Where."""
     if type(e) is sp.Piecewise:
         return _Where(*e.args)
-    return e.args[0] if isinstance(e, prim.by_dtype) else None
+    return e.args[index] if isinstance(e, prim.by_dtype) else None
 
 
-def _narrow_constant(e: sp.Expr) -> sp.Expr | None:
-    """A dtype's constant (prim.by_dtype) as its float64 value, and a where as a _Where."""
-    if type(e) is sp.Piecewise:
-        return _Where(*e.args)
-    return e.args[1] if isinstance(e, prim.by_dtype) else None
+# One rewrite per dtype, each the same object in every call: replace_each remembers its
+# results per rewrite.
+_DTYPE_CONSTANTS = {wide: functools.partial(_dtype_constant, index=int(wide)) for wide in (False, True)}
 
 
 _TINY = {np.dtype(t): np.finfo(t).tiny for t in (np.float32, np.float64)}

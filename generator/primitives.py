@@ -828,6 +828,12 @@ class ipow(sp.Function):  # noqa: N801
         return base**k
 
 
+def is_held(e: sp.Basic) -> bool:
+    """Whether `e` is ipow(u, 1): u held as written, a sum or product that SymPy would
+    otherwise distribute or reorder."""
+    return isinstance(e, ipow) and e.args[1] == 1
+
+
 class clip(sp.Function):  # noqa: N801
     """x limited to [lo, hi]: keeps the branch of a regime that is not taken finite."""
 

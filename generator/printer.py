@@ -206,7 +206,7 @@ def inline_trivial(
     kept = []
     for sym, sub in replacements:
         sub = sub.xreplace(inline)
-        if isinstance(sub, prim.ipow) and sub.args[1] == 1 and sub.args[0].is_Symbol:
+        if prim.is_held(sub) and sub.args[0].is_Symbol:
             sub = sub.args[0]
         if sub.is_number or sub.is_Symbol:
             inline[sym] = sub

@@ -39,6 +39,7 @@ from generator.primitives import (
     hypot_ratio_gap,
     pnorm,
     ipow,
+    is_held,
     lbeta,
     lgamma,
     lgamma_diff,
@@ -5980,7 +5981,7 @@ def _rounding_error(node: sp.Expr) -> sp.Expr | None:
         return sp.Integer(0)
     if node.is_number:
         return _constant_error(node)
-    if isinstance(node, ipow) and node.args[1] == 1:
+    if is_held(node):
         return _rounding_error(node.args[0])  # 2*(x - y), held as derive writes it
     if isinstance(node, (clip, pick)):
         # A regime's guard of an input: the input itself or a bound, exact if each is.
