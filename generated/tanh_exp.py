@@ -18,7 +18,7 @@ Stabilising rewrites applied:
     - expm1: exp(u) - 1 and 1 - exp(u) cancel near 0; expm1 does not
     - tanh: (exp(u) - 1)/(exp(u) + 1) overflows; tanh(u/2) does not
     - exp_times_sigmoid: exp(u)*sigmoid(-u) is sigmoid(u), without inf*0
-    - sigmoid_difference: sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not
+    - sigmoid_polynomial: a polynomial in sigmoid(u), sigmoid(-u) and tanh(u/2) whose terms cancel at u = 0 or as u -> +-oo; factored, with tanh(u/2) and sigmoid(+-u), it does not
     - sigmoid_slope: sigmoid(u)*sigmoid(-u) as exp(-|u|)/(1 + exp(-|u|))**2: one exp, half the rounding of two TF sigmoids
 
 Accuracy measured at generation (bits of error against mpmath, float32, on a grid

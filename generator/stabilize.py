@@ -1563,6 +1563,114 @@ def _sigmoid_difference(node: sp.Expr) -> sp.Expr | None:
     return None
 
 
+# The most terms and operations of a sum that _sigmoid_polynomial factors: SymPy's
+# multivariate factoring grows quickly with both.
+SIGMOID_POLYNOMIAL_MAX_TERMS = 12
+SIGMOID_POLYNOMIAL_MAX_OPS = 120
+
+
+def _sigmoid_polynomial(node: sp.Expr) -> sp.Expr | None:
+    """A sum of products of s = sigmoid(u), sigmoid(-u) = 1 - s and tanh(u/2) = 2*s - 1,
+    factored in s where the sum has a root at s = 0, 1/2 or 1 (u -> -oo, u = 0, u -> +oo)
+    more often than one of its terms: the terms cancel there. Factored, with sigmoid(u),
+    tanh(u/2) and sigmoid(-u) for those roots, it does not. The chain rule leaves such sums
+    spread over terms: exp(x)*exp(y)/(exp(x) + exp(y))'s curvature in y was
+    s**2 - s*sigmoid(-u) times exp(y), s*tanh(u/2) (0 at x = 1e-13, y = -8e-20; the truth is
+    1.4e-14). Terms r*mul_exp(c, v) that share v count as r*c, one mul_exp(., v) of the
+    factored sum: its slope in x and y was mul_exp(s*sigmoid(-u)*tanh(u/2), y) +
+    mul_exp(s*sigmoid(-u), y), whose tanh(u/2) + 1 cancels as u -> -oo, and is
+    2*mul_exp(s**2*sigmoid(-u), y). sigmoid_difference takes the sums of two terms, one
+    sigmoid in each."""
+    if not isinstance(node, sp.Add) or len(node.args) > SIGMOID_POLYNOMIAL_MAX_TERMS:
+        return None
+    found = node.atoms(sigmoid)
+    arguments = {-s.args[0] if s.args[0].could_extract_minus_sign() else s.args[0] for s in found}
+    for u in sorted(arguments, key=sp.default_sort_key):
+        factored = _factored_in_sigmoid(node, u)
+        if factored is not None:
+            return factored
+        # Else the terms in s alone, where the others cancel against them at no root of s:
+        # -sigmoid(-y) + sigmoid(y)*(s - sigmoid(-v)), s = sigmoid(v), takes
+        # sigmoid(y)*tanh(v/2) (a softmax of three's curvature in y).
+        ours = [t for t in node.args if t.has(sigmoid(u), sigmoid(-u))]
+        if 2 <= len(ours) < len(node.args):
+            factored = _factored_in_sigmoid(sp.Add(*ours), u)
+            if factored is not None:
+                return factored + sp.Add(*(t for t in node.args if t not in ours))
+    return None
+
+
+# The roots of a polynomial in s = sigmoid(u) where its terms can cancel, and the function of
+# u that each root's factor s - r is, divided by its leading coefficient.
+_SIGMOID_ROOTS: dict[sp.Rational, Callable[[sp.Expr], sp.Expr]] = {
+    sp.Integer(0): lambda u: sigmoid(u),
+    sp.Rational(1, 2): lambda u: sp.tanh(u / 2) / 2,
+    sp.Integer(1): lambda u: -sigmoid(-u),
+}
+
+
+@functools.lru_cache(maxsize=4096)
+def _factored_in_sigmoid(node: sp.Add, u: sp.Expr) -> sp.Expr | None:
+    pos, neg, tanh_half = sigmoid(u), sigmoid(-u), sp.tanh(u / 2)
+    if sum(1 for t in node.args if t.has(pos, neg)) < 2 or sp.count_ops(node) > SIGMOID_POLYNOMIAL_MAX_OPS:
+        return None
+    s = sp.Dummy("s")
+    scales: dict[sp.Dummy, sp.Expr] = {}  # a dummy E for each mul_exp(., v): v
+
+    def written(term: sp.Expr) -> sp.Expr:
+        factors = []
+        for f in sp.Mul.make_args(term):
+            if isinstance(f, mul_exp):
+                e = next((d for d, v in scales.items() if v == f.args[1]), None) or sp.Dummy("E")
+                scales[e] = f.args[1]
+                factors.append(f.args[0] * e)
+            else:
+                factors.append(f)
+        return sp.Mul(*factors).xreplace({pos: s, neg: 1 - s, tanh_half: 2 * s - 1})
+
+    terms = [written(t) for t in node.args]
+    body = sp.Add(*terms)
+    # s inside another function (tanh(s), mul_exp(s, v) beside mul_exps of other v) is not a
+    # polynomial's.
+    if any(f.has(s) for f in body.atoms(sp.Function)) or not body.is_polynomial(s, *scales):
+        return None
+    product = sp.factor(body)
+    least = {r: min(_root_multiplicity(sp.Poly(t, s), r) for t in terms) for r in _SIGMOID_ROOTS}
+    cancelling = False
+    outside: list[sp.Expr] = []
+    inside: list[sp.Expr] = []  # the factors in s, and numbers, that go inside the mul_exp
+    scale = None
+    for f in sp.Mul.make_args(product):
+        base, k = f.as_base_exp()
+        if base in scales:
+            if k != 1 or scale is not None:
+                return None
+            scale = scales[base]
+            continue
+        if any(base.has(d) for d in scales):
+            return None
+        if base.has(s) and not (base.free_symbols - {s}) and sp.degree(base, s) == 1:
+            a, b = sp.Poly(base, s).all_coeffs()
+            root = -b / a
+            if root in _SIGMOID_ROOTS:
+                cancelling |= k > least[root]
+                f = (a * _SIGMOID_ROOTS[root](u)) ** k
+        (inside if f.is_number or f.has(s, pos, neg, tanh_half) else outside).append(f)
+    if not cancelling:
+        return None
+    within = sp.Mul(*inside).xreplace({s: pos})
+    return sp.Mul(mul_exp(within, scale) if scale is not None else within, *outside)
+
+
+def _root_multiplicity(p: sp.Poly, root: sp.Expr) -> int:
+    """How many times `root` is a root of the polynomial `p` (0 where p is 0 everywhere)."""
+    k = 0
+    linear = sp.Poly(p.gen - root, p.gen)
+    while not p.is_zero and p.eval(root) == 0:
+        p, k = p.quo(linear), k + 1
+    return k
+
+
 def _one_minus_tanh_squared(node: sp.Expr) -> sp.Expr | None:
     """c - c*tanh(u)**2 = c/cosh(u)**2, which does not round to 0 for |u| > 9; also
     c*tanh(u)**2 - c, as in 1/tanh(x)'s slope (tanh(x)**2 - 1)/tanh(x)**2, which lost 4-6
@@ -2504,6 +2612,11 @@ RULES: tuple[Rule, ...] = (
         _mills_curvature,
     ),
     Rule("sigmoid_difference", "sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not", _sigmoid_difference),
+    Rule(
+        "sigmoid_polynomial",
+        "a polynomial in sigmoid(u), sigmoid(-u) and tanh(u/2) whose terms cancel at u = 0 or as u -> +-oo; factored, with tanh(u/2) and sigmoid(+-u), it does not",
+        _sigmoid_polynomial,
+    ),
     Rule("zero_branch", "r*where(c, 0, v) is 0*inf = NaN where r is inf on the zero branch; where(c, 0, r*v) is 0", _zero_branch),
     Rule(
         "tanh_over_cosh",

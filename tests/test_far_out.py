@@ -384,6 +384,17 @@ def test_share_of_a_square_curved_where_its_inputs_meet(load_module) -> None:
     _check(fn, x**2 / (1 + x**2 + y**2), [x, y], _MEETING, tol=2e-6)
 
 
+def test_product_over_a_sum_of_exponentials_where_its_sigmoids_cancel(load_module) -> None:
+    # f = exp(y)*s, s = sigmoid(x - y). The chain rule left d2f/dy2 as exp(y)*(s**2 -
+    # s*sigmoid(y - x)), 0 near x = y where the truth is exp(y)*s*tanh((x - y)/2), and
+    # d2f/dxdy's fallback exp(2*x + 2*y - 3*logaddexp(x, y)) was inf - inf = NaN at
+    # x = y = -2.5e38 (truth 0). Factored in s (sigmoid_polynomial), neither.
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("exp(x)*exp(y)/(exp(x)+exp(y))", "exp_product_share").exp_product_share
+    points = [(1.1583232e-13, -8.0e-20), (-4.020271e-36, -7.166699e-17), (3.0e-4, 2.9e-4), (-2.5e38, -2.5e38), (3.0, -2.0), (-40.0, 30.0)]
+    _check(fn, sp.exp(x) * sp.exp(y) / (sp.exp(x) + sp.exp(y)), [x, y], points, tol=2e-6)
+
+
 _MEETING = [(-1277.565, -1277.565), (-95.0, -95.0), (-2.0648742e6, -2.0648742e6), (3.0e3, 3.0e3), (1.0e19, 1.0e19)]
 
 

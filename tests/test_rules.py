@@ -2186,6 +2186,40 @@ CASES: tuple[Case, ...] = (
         {x: (1e-8, -2e-7), y: (2.0, 1e-3)},
         label="half",
     ),
+    # sigmoid(1e-8) rounds to 1/2: s**2 - s*sigmoid(-x) is 0.25 - 0.25 = 0; the truth is
+    # 2.5e-9.
+    Case(
+        "sigmoid_polynomial",
+        sigmoid(x) ** 2 - sigmoid(x) * sigmoid(-x),
+        sigmoid(x) * sp.tanh(x / 2),
+        {x: (1e-8, -3e-9)},
+    ),
+    # As the chain rule leaves it beside an exp: the terms scale exp(y) each as a mul_exp.
+    Case(
+        "sigmoid_polynomial",
+        mul_exp(sigmoid(x), y) / 2 - sigmoid(x) * sigmoid(-x) * mul_exp(1, y),
+        mul_exp(sigmoid(x) * sp.tanh(x / 2) / 2, y),
+        {x: (1e-8, -3e-9), y: (10.0, 80.0)},
+        label="mul_exp",
+    ),
+    # The terms in s apart from the rest: sigmoid(30)*(s - sigmoid(-x)) is 0 at x = 1e-8, and
+    # the sum is -sigmoid(-30) = -9.4e-14; the truth is 5e-9.
+    Case(
+        "sigmoid_polynomial",
+        -sigmoid(-y) + sigmoid(y) * sigmoid(x) - sigmoid(y) * sigmoid(-x),
+        sigmoid(y) * sp.tanh(x / 2) - sigmoid(-y),
+        {x: (1e-8, -2e-8), y: (30.0, 25.0)},
+        label="part",
+    ),
+    # A root at s = 1: sigmoid(20) rounds to 1 - 6e-8, and s - s**2 loses all but a bit
+    # of its 2e-9; sigmoid(-20) keeps it.
+    Case(
+        "sigmoid_polynomial",
+        y * sigmoid(x) ** 2 - y * sigmoid(x) ** 3,
+        y * sigmoid(-x) * sigmoid(x) ** 2,
+        {x: (20.0, 30.0), y: (3.0, 1e-3)},
+        label="one",
+    ),
     # tanh(10) rounds to 1: 1 - tanh**2 = 0; the truth is 8.2e-9.
     Case("sech_squared", 1 - sp.tanh(x) ** 2, sp.cosh(x) ** -2, {x: (10.0, -10.0)}),
     # The other sign and a coefficient, as in 1/tanh(x)'s slope: at x = 5, tanh(x)**2 - 1 is
@@ -3239,6 +3273,11 @@ NEAR_MISSES: tuple[tuple[str, sp.Expr], ...] = (
     ("one_plus_tanh", 1 - sp.tanh(x) ** 2),
     ("sigmoid_difference", sigmoid(x) + sigmoid(-y)),  # not one argument and its negative
     ("sigmoid_difference", 2 * sigmoid(x) - 2),  # not half the coefficient
+    # Roots at s = 1/4 and s = 0 only: no cancellation that tanh(x/2) or sigmoid(-x) removes.
+    ("sigmoid_polynomial", sigmoid(x) ** 2 - sigmoid(x) * sigmoid(-x) / 3),
+    ("sigmoid_polynomial", x * sigmoid(x) ** 2 + sigmoid(x)),
+    ("sigmoid_polynomial", sigmoid(x) * sigmoid(-x) + sigmoid(y) ** 2),  # two arguments
+    ("sigmoid_polynomial", sp.tanh(sigmoid(x)) - sigmoid(x) / 2),  # s inside a function
     ("gamma_log_density", x * sp.log(y) - 2 * y - lgamma(x + 1)),  # not -u
     ("gamma_log_density", x * sp.log(y) - y - lgamma(x)),  # not (a - 1)*log(u)
     ("gamma_log_density", x * sp.log(y) - y + lgamma(x + 1)),  # the density's inverse
