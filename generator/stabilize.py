@@ -3714,12 +3714,12 @@ def _product_past_its_factors(node: sp.Expr, grouped: bool = False) -> sp.Expr |
             u = b.args[0]
             logs.append(k * _log_abs_of_signed(b))
             bases.append(b)
-            sizes.append(sp.Abs(b))
+            sizes.append(_power_size(sp.Abs(b), k))
             rest.append(sp.sign(u) ** k)
         elif (log_b := _log_beyond_range(b, linear=True)) is not None:
             logs.append(k * log_b)
             bases.append(b)
-            sizes.append(b)
+            sizes.append(_power_size(b, k))
             positive.append(b > 0)
         else:
             rest.append(factor)
@@ -3737,11 +3737,50 @@ def _product_past_its_factors(node: sp.Expr, grouped: bool = False) -> sp.Expr |
     # The logs' sum as logaddexp_shift writes it: exp(y)*sigmoid(x - y) has y - softplus(y - x),
     # which cancels where y dominates (1 for exp(20) at x = 20, y = 3.7e25).
     exponent = sp.Add(*logs)
-    far = _times_exp_whole(sp.Mul(*rest), _logaddexp_less_argument(exponent) or exponent)
+    exponent = _logaddexp_less_argument(exponent) or _balanced_exponent(exponent)
+    far = _times_exp_whole(sp.Mul(*rest), exponent)
     if any(far.has(b) for b in bases):
         return None  # folded back, as in _power_past_its_base
     beyond = sp.Or(*(_beyond_range(b) for b in sizes))
     return sp.Piecewise((far, sp.And(beyond, *positive)), (node, True))
+
+
+def _power_size(b: sp.Expr, k: sp.Expr) -> sp.Expr:
+    """What of b**k leaves the range first, as the product computes it: b**|k| for |k| > 1
+    (cosh(x)**2/sinh(y) overflows from |x| = 44.7, where cosh(x) is 1.8e19, inf at
+    x = y = 80 where the truth is 5.5e34); b itself for |k| <= 1, which the power takes
+    after computing b."""
+    return b ** abs(k) if abs(k) > 1 else b
+
+
+def _balanced_exponent(exponent: sp.Expr) -> sp.Expr:
+    """`exponent` with its terms c*v, v an input or its abs, of opposite signs paired, each
+    pair m*(v - w) held (ipow(., 1)) and the rest beside it: a term beyond 1 times an input
+    overflows where the sum need not. cosh(x)**3/cosh(y)**2 is exp(3*|x| - 2*|y| + ...) far
+    out, inf - inf = NaN at x = y = 3e38, where the truth is cosh(x), inf;
+    2*(|x| - |y|) + |x| is inf. Paired, a difference of near equals is also exact."""
+    linear: list[list[sp.Expr]] = []  # [c, v]
+    others = []
+    for term in sp.Add.make_args(exponent):
+        c, v = term.as_coeff_Mul()
+        if c.is_Rational and (v.is_Symbol or isinstance(v, sp.Abs) and v.args[0].is_Symbol):
+            linear.append([c, v])
+        else:
+            others.append(term)
+    positive = [t for t in linear if t[0] > 0]
+    negative = [t for t in linear if t[0] < 0]
+    if not (positive and negative) or max(abs(c) for c, _ in linear) <= 1:
+        return exponent
+    pairs = []
+    while positive and negative:
+        (p, v), (n, w) = positive[0], negative[0]
+        m = min(p, -n)
+        pairs.append(m * ipow(v - w, 1))
+        positive[0][0] -= m
+        negative[0][0] += m
+        positive = [t for t in positive if t[0] != 0]
+        negative = [t for t in negative if t[0] != 0]
+    return sp.Add(*pairs, *(c * v for c, v in positive + negative), *others)
 
 
 def _log_abs_of_signed(b: sp.Expr) -> sp.Expr:

@@ -395,6 +395,26 @@ def test_product_over_a_sum_of_exponentials_where_its_sigmoids_cancel(load_modul
     _check(fn, sp.exp(x) * sp.exp(y) / (sp.exp(x) + sp.exp(y)), [x, y], points, tol=2e-6)
 
 
+def test_quotient_of_powers_of_cosh_where_both_overflow(load_module) -> None:
+    # Far out the quotient is exp(3*|x| - 2*|y| + ...), and 3*|x| and 2*|y| overflow at
+    # x = y = 3e38: inf - inf = NaN, where the truth is cosh(x), inf. Paired,
+    # 2*(|x| - |y|) + |x| (stabilize._balanced_exponent).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("cosh(x)**3/cosh(y)**2", "cosh_power_ratio").cosh_power_ratio
+    points = [(3.0e38, 3.0e38), (-2.5e38, 2.5e38), (100.0, 120.0), (-95.0, 60.0), (0.5, -2.0)]
+    _check(fn, sp.cosh(x) ** 3 / sp.cosh(y) ** 2, [x, y], points, tol=2e-5)
+
+
+def test_square_of_cosh_over_sinh_where_the_square_overflows(load_module) -> None:
+    # cosh(x)**2 overflows from |x| = 44.7, cosh(x) only from 89: the far-out form was taken
+    # where cosh(x) overflowed, and the product's slopes were inf at x = y = 80 (the truth
+    # of d2f/dxdy is 5.5e34). The where now asks whether cosh(x)**2 does (_power_size).
+    x, y = sp.symbols("x y", real=True)
+    fn = load_module("cosh(x)**2/sinh(y)", "cosh_square_ratio").cosh_square_ratio
+    points = [(80.0, 80.0), (-88.0, -88.0), (60.0, -50.0), (100.0, 120.0), (0.5, 2.0)]
+    _check(fn, sp.cosh(x) ** 2 / sp.sinh(y), [x, y], points, tol=2e-5)
+
+
 _MEETING = [(-1277.565, -1277.565), (-95.0, -95.0), (-2.0648742e6, -2.0648742e6), (3.0e3, 3.0e3), (1.0e19, 1.0e19)]
 
 

@@ -247,6 +247,22 @@ def test_reference_exp_of_a_far_complex_argument_is_not_computed() -> None:
     assert np.isnan(value).all()
 
 
+def test_balanced_exponent_pairs_terms_of_opposite_signs() -> None:
+    from generator.stabilize import _balanced_exponent
+
+    x, y, z = sp.symbols("x y z", real=True)
+    ax, ay = sp.Abs(x), sp.Abs(y)
+    # 3*|x| and 2*|y| overflow at x = y = 3e38, where the sum is 3e38.
+    assert _balanced_exponent(3 * ax - 2 * ay + sp.log(2)) == 2 * ipow(ax - ay, 1) + ax + sp.log(2)
+    assert _balanced_exponent(2 * x - 3 * y + 2 * z) == 2 * ipow(x - y, 1) + ipow(z - y, 1) + z
+    # Nothing to pair, or no term beyond 1 times an input: as it was.
+    for unchanged in (3 * x + 2 * y, x - y, 3 * x + softplus(y) - softplus(x)):
+        assert _balanced_exponent(unchanged) == unchanged
+    points = np.array([[3e38, -2.5e38, 100.0], [3e38, -2.5e38, 120.0]])
+    value = judge.evaluate32(_balanced_exponent(3 * ax - 2 * ay), (x, y), points)
+    assert np.allclose(value, 3 * np.abs(points[0]) - 2 * np.abs(points[1]), rtol=1e-6)
+
+
 def test_group_powers_pairs_the_inputs_powers() -> None:
     x, y = sp.symbols("x y", real=True)
     # erf(x*y)'s slope has x**2*y**2 in its exponent: 0*inf at x = 1e-33, y = 6e28.
