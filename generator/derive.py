@@ -22,7 +22,7 @@ import sympy as sp
 # the functions that use them, not with the package: the CLI loads NumPy first, without
 # OpenBLAS's thread pool (cli._load_numpy).
 from generator.errors import GeneratorError
-from generator.primitives import exp_finite, ipow, is_held, kink_slopes_as_zero, mul_exp, naive, numeric, real_diff, xlogy
+from generator.primitives import exp_finite, factor_polynomial, ipow, is_held, kink_slopes_as_zero, mul_exp, naive, numeric, real_diff, xlogy
 from generator.stabilize import (
     CHOSEN_FORM_PASSES,
     GUARDS,
@@ -439,7 +439,7 @@ def _over_common_denominator(form: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     # exp(-837697249*x), as exp(-(0.144715/(y*(0.5 - x - y)))**2/2) has it.
     if _max_exp_multiple(together) > SIMPLIFY_MAX_POWER:
         return together, together
-    return together, _constant_logs_joined(sp.factor(together))
+    return together, _constant_logs_joined(factor_polynomial(together))
 
 
 def _constant_logs_joined(expr: sp.Expr) -> sp.Expr:
@@ -577,7 +577,7 @@ def _abs_as_signs(form: sp.Expr) -> list[sp.Expr]:
             lambda n: n.base ** (n.exp % 2),
         )
 
-    numerator = reduced(sp.factor(reduced(sp.expand(numerator))))
+    numerator = reduced(factor_polynomial(reduced(sp.expand(numerator))))
     # A sign in the denominator is its own inverse: multiplied, not divided by.
     below = sp.Mul.make_args(reduced(denominator))
     moved = [f for f in below if f in signs.values()]
@@ -870,17 +870,17 @@ def _conjugates(quotient: sp.Expr) -> list[sp.Expr]:
             reduced = sp.expand(cubes[0] + cubes[1])
             if reduced == 0 or len(sp.Add.make_args(reduced)) >= sum(len(sp.Add.make_args(t)) for t in cubes):
                 continue
-            forms.append(sp.factor(reduced) / (denominator * (p**2 - p * q * root + q**2 * root**2)))
+            forms.append(factor_polynomial(reduced) / (denominator * (p**2 - p * q * root + q**2 * root**2)))
             continue
         squares = sp.expand(p**2), sp.expand(q**2 * root.base)
         reduced = sp.expand(squares[0] - squares[1])
         if reduced == 0 or len(sp.Add.make_args(reduced)) >= sum(len(sp.Add.make_args(t)) for t in squares):
             continue
-        conjugate = sp.factor(reduced) / (denominator * _as_square(p - q * root, root))
+        conjugate = factor_polynomial(reduced) / (denominator * _as_square(p - q * root, root))
         # The conjugate cancels where p and q have one sign, as the numerator does where
         # their signs differ: x - sqrt(x**2 - 1) is 1/(x + sqrt(x**2 - 1)) for x > 0 only.
         apart = sp.Or(sp.And(p > 0, q < 0), sp.And(p < 0, q > 0))
-        always = sp.factor(p * q).is_nonpositive
+        always = factor_polynomial(p * q).is_nonpositive
         forms.append(conjugate if always else sp.Piecewise((conjugate, apart), (quotient, True)))
     return forms
 
@@ -925,7 +925,7 @@ def _root_eliminations(quotient: sp.Expr) -> list[sp.Expr]:
             )
             if eliminated.has(v):
                 continue
-            factored = sp.factor(sp.cancel(eliminated))
+            factored = factor_polynomial(sp.cancel(eliminated))
             form = factored.xreplace({r: root, **{p: sp.Abs(u) for u, p in positive.items()}})
             # Only where terms went (hypot's y**2/h**3 as (h**2 - x**2)/h**3 gains them).
             if sp.count_ops(form) < sp.count_ops(quotient):
@@ -998,7 +998,7 @@ def _in_one_difference(form: sp.Expr) -> list[sp.Expr]:
     shifted = form.xreplace({a: d + b})
     if shifted.has(b):
         return []
-    factored = sp.factor(sp.cancel(sp.together(shifted)))
+    factored = factor_polynomial(sp.cancel(sp.together(shifted)))
     return [factored.xreplace({d: a - b})]
 
 

@@ -1320,3 +1320,13 @@ def _replace_each(expr: sp.Basic, rewrite: _Rewrite, memo: dict[sp.Basic, sp.Bas
     replaced = rewrite(result)
     memo[expr] = result = result if replaced is None else replaced
     return result
+
+
+def factor_polynomial(expr: sp.Expr) -> sp.Expr:
+    """sp.factor(expr), but with floats in it only its terms' common factors (factor_terms):
+    SymPy factors a polynomial with float coefficients over the rationals, each float a
+    fraction of 17 digits and more, and Wang's algorithm looks for primes beyond them (27 s of
+    the 44 that atan2(asinh(asin(x)), log_sigmoid(2)) took to generate, its constant
+    -0.1269...). Each float as a symbol of its own was slower still (over 300 s): a
+    polynomial in more generators."""
+    return sp.factor_terms(expr) if expr.has(sp.Float) else sp.factor(expr)

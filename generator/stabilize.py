@@ -33,6 +33,7 @@ from generator.primitives import (
     erfc,
     exp_finite,
     expm1,
+    factor_polynomial,
     finite,
     hypot,
     hypot_ratio,
@@ -1634,7 +1635,7 @@ def _factored_in_sigmoid(node: sp.Add, u: sp.Expr) -> sp.Expr | None:
     # polynomial's.
     if any(f.has(s) for f in body.atoms(sp.Function)) or not body.is_polynomial(s, *scales):
         return None
-    product = sp.factor(body)
+    product = factor_polynomial(body)
     least = {r: min(_root_multiplicity(sp.Poly(t, s), r) for t in terms) for r in _SIGMOID_ROOTS}
     cancelling = False
     outside: list[sp.Expr] = []
@@ -5122,10 +5123,10 @@ def _second_order(left: sp.Expr, us: list[sp.Expr]) -> sp.Expr:
     as -(x + y)*u*v, v = -u, it was inf*0 at x = y = 3e38. Else as a multiple of their
     product (one u, twice)."""
     for u in us:
-        per_u = sp.factor(sp.cancel(left / u))
+        per_u = factor_polynomial(sp.cancel(left / u))
         if any(_divides(v, per_u) for v in us):
             return _spread_quotient(per_u, u) * ipow(u, 1)
-    per_u = sp.factor(sp.cancel(left / sp.Mul(*us)))
+    per_u = factor_polynomial(sp.cancel(left / sp.Mul(*us)))
     return _spread_quotient(per_u, us[0]) * sp.Mul(*(ipow(u, 1) for u in us))
 
 
@@ -5134,7 +5135,7 @@ def _first_order_factor(left: sp.Expr, c: sp.Expr, u: sp.Expr) -> sp.Expr | None
     is not c times a number (then nothing cancelled: log1p(x) + x); else None."""
     if not _divides(u, left):
         return None
-    per_u = sp.factor(sp.cancel(left / u))
+    per_u = factor_polynomial(sp.cancel(left / u))
     if not per_u.is_rational_function() or sp.cancel(per_u / c).is_number:
         return None
     return per_u
@@ -5178,7 +5179,7 @@ def _less_sum(total: sp.Expr) -> sp.Expr | None:
         plain = _plain(us[0]) if len(us) == 1 else None
         undivided = plain is not None and plain == us[0] and not _divides(plain, left)
         if not undivided and _divides(sp.Mul(*(us if len(us) > 1 else us * 2)), left):
-            left = sp.factor(left)
+            left = factor_polynomial(left)
             if sp.count_ops(left) > sp.count_ops(rest) + sum(map(sp.count_ops, us)) + LESS_ARGUMENT_SLACK_OPS:
                 continue
             left = _second_order(left, us)

@@ -247,6 +247,19 @@ def test_reference_exp_of_a_far_complex_argument_is_not_computed() -> None:
     assert np.isnan(value).all()
 
 
+def test_factor_polynomial_factors_exact_coefficients_only() -> None:
+    from generator.primitives import factor_polynomial
+
+    y = sp.Symbol("y", real=True)
+    assert factor_polynomial(x**2 - y**2) == (x - y) * (x + y)
+    # With a float (a constant as the parser writes it), only the common factors: SymPy's
+    # factoring over the rationals of such coefficients took 27 s in one call.
+    c = sp.Float("0.12692801104297250")
+    floated = c * x**3 * y + c**2 * x**2 * y**2
+    assert factor_polynomial(floated) == sp.factor_terms(floated)
+    assert factor_polynomial(floated).equals(floated)
+
+
 def test_balanced_exponent_pairs_terms_of_opposite_signs() -> None:
     from generator.stabilize import _balanced_exponent
 
