@@ -22,7 +22,7 @@ order 3, TensorFlow differentiates the order-3 formulas itself.
 Stabilising rewrites applied:
 
     - log_sum_exp: log(exp(a) + exp(b) + ...) overflows; logaddexp/softplus do not
-    - sigmoid_difference: sigmoid(u) - sigmoid(-u) cancels near 0; tanh(u/2) does not
+    - sigmoid_polynomial: a polynomial in sigmoid(u), sigmoid(-u) and tanh(u/2) whose terms cancel at u = 0 or as u -> +-oo; factored, with tanh(u/2) and sigmoid(+-u), it does not
     - no_nan_product: r*d is inf*0 = NaN where r overflows and a decaying d flushes to 0; multiply_no_nan(r, d) is 0
     - sigmoid_slope: sigmoid(u)*sigmoid(-u) as exp(-|u|)/(1 + exp(-|u|))**2: one exp, half the rounding of two TF sigmoids
 
