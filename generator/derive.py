@@ -439,7 +439,10 @@ def _over_common_denominator(form: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     # exp(-837697249*x), as exp(-(0.144715/(y*(0.5 - x - y)))**2/2) has it.
     if _max_exp_multiple(together) > SIMPLIFY_MAX_POWER:
         return together, together
-    return together, _constant_logs_joined(factor_polynomial(together))
+    # sp.factor even with floats (not factor_polynomial): the partial fractions in exp(u) take
+    # the factored quotient apart, and SymPy's apart raised TypeError inside its polys on
+    # atan2(exp(abs(x)), log10(tanh(10)))'s quotient left unfactored.
+    return together, _constant_logs_joined(sp.factor(together))
 
 
 def _constant_logs_joined(expr: sp.Expr) -> sp.Expr:
@@ -1025,7 +1028,10 @@ def _partial_fractions_in_exp(quotient: sp.Expr) -> tuple[sp.Expr, sp.Expr] | No
         return None
     try:
         fractions = sp.apart(rational, e).xreplace({e: sp.exp(step * u)})
-    except (sp.PolynomialError, NotImplementedError, OverflowError):
+    except (sp.PolynomialError, NotImplementedError, OverflowError, TypeError):
+        # TypeError from inside SymPy's polys (PolyElement * PolyElement in its factor_list),
+        # on a quotient with float coefficients: atan2(exp(abs(x)), log10(tanh(10))) with
+        # its common denominator unfactored.
         return None
     if fractions == quotient or fractions.has(sp.RootSum):
         return None
