@@ -1616,20 +1616,17 @@ def _factored_in_sigmoid(node: sp.Add, u: sp.Expr) -> sp.Expr | None:
     if sum(1 for t in node.args if t.has(pos, neg)) < 2 or sp.count_ops(node) > SIGMOID_POLYNOMIAL_MAX_OPS:
         return None
     s = sp.Dummy("s")
-    scales: dict[sp.Dummy, sp.Expr] = {}  # a dummy E for each mul_exp(., v): v
+    dummies: dict[sp.Expr, sp.Dummy] = {}  # a dummy E for each mul_exp(., v), by v
 
     def written(term: sp.Expr) -> sp.Expr:
-        factors = []
-        for f in sp.Mul.make_args(term):
-            if isinstance(f, mul_exp):
-                e = next((d for d, v in scales.items() if v == f.args[1]), None) or sp.Dummy("E")
-                scales[e] = f.args[1]
-                factors.append(f.args[0] * e)
-            else:
-                factors.append(f)
+        factors = [
+            f.args[0] * dummies.setdefault(f.args[1], sp.Dummy("E")) if isinstance(f, mul_exp) else f
+            for f in sp.Mul.make_args(term)
+        ]
         return sp.Mul(*factors).xreplace({pos: s, neg: 1 - s, tanh_half: 2 * s - 1})
 
     terms = [written(t) for t in node.args]
+    scales = {e: v for v, e in dummies.items()}
     body = sp.Add(*terms)
     # s inside another function (tanh(s), mul_exp(s, v) beside mul_exps of other v) is not a
     # polynomial's.
